@@ -1,0 +1,327 @@
+"""The format-free model every reader produces and every renderer consumes.
+
+Readers fill these dataclasses; nothing here knows which agent wrote a log or
+what HTML looks like. Figures a session reports (tokens, cost, errors) are
+derived from its steps, never stored twice, so they cannot disagree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+StepKind = Literal["user", "assistant", "context", "event"]
+CostSource = Literal["log", "estimate", "unknown"]
+ChangeKind = Literal["add", "modify", "delete", "rename"]
+ProblemKind = Literal["bad_line", "unknown_event", "warning"]
+
+
+@dataclass
+class Usage:
+    """Tokens of one model response. `input` is uncached input only."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    reasoning: int = 0  # already included in `output`; shown, never added again
+
+    @property
+    def cache_write(self) -> int:
+        return self.cache_write_5m + self.cache_write_1h
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write_5m + other.cache_write_5m,
+            self.cache_write_1h + other.cache_write_1h,
+            self.reasoning + other.reasoning,
+        )
+
+    def __bool__(self) -> bool:
+        return self.total > 0 or self.reasoning > 0
+
+
+@dataclass
+class Cost:
+    """What one step cost. `usd` is None exactly when the source is unknown."""
+
+    usd: float | None
+    source: CostSource
+
+    @classmethod
+    def unknown(cls) -> Cost:
+        return cls(None, "unknown")
+
+
+@dataclass
+class CostTotal:
+    """A sum of step costs that never treats an unpriced step as $0."""
+
+    usd: float = 0.0
+    priced_steps: int = 0
+    estimated_steps: int = 0
+    unpriced_steps: int = 0
+    unpriced_models: tuple[str, ...] = ()
+
+    @property
+    def is_lower_bound(self) -> bool:
+        return self.unpriced_steps > 0
+
+    @property
+    def source(self) -> CostSource:
+        if self.priced_steps == 0:
+            return "unknown"
+        return "estimate" if self.estimated_steps else "log"
+
+    def add(self, cost: Cost | None, model: str | None) -> None:
+        if cost is None:
+            return
+        if cost.usd is None:
+            self.unpriced_steps += 1
+            if model and model not in self.unpriced_models:
+                self.unpriced_models = tuple(sorted({*self.unpriced_models, model}))
+            return
+        self.usd += cost.usd
+        self.priced_steps += 1
+        if cost.source == "estimate":
+            self.estimated_steps += 1
+
+    def merge(self, other: CostTotal) -> None:
+        self.usd += other.usd
+        self.priced_steps += other.priced_steps
+        self.estimated_steps += other.estimated_steps
+        self.unpriced_steps += other.unpriced_steps
+        self.unpriced_models = tuple(sorted({*self.unpriced_models, *other.unpriced_models}))
+
+
+@dataclass
+class Problem:
+    """Something in the input that could not be used as-is (skipped, unknown, odd)."""
+
+    kind: ProblemKind
+    message: str
+    path: str = ""
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.message}" if where else self.message
+
+
+@dataclass
+class FileChange:
+    """One file edit. `diff` is a unified diff body (hunks, no ---/+++ header needed)."""
+
+    path: str
+    kind: ChangeKind = "modify"
+    diff: str = ""
+    new_path: str | None = None
+
+
+@dataclass
+class Image:
+    media_type: str
+    data_base64: str
+
+
+@dataclass
+class ToolCall:
+    name: str
+    id: str | None = None
+    arguments: dict[str, Any] | str | None = None
+    # The call's main body when it is code or a command, shown highlighted.
+    code: str | None = None
+    language: str | None = None
+    output: str | None = None
+    is_error: bool = False
+    exit_code: int | None = None
+    duration_s: float | None = None
+    changes: list[FileChange] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    todos: list[TodoItem] = field(default_factory=list)
+    child_session_id: str | None = None
+    # A result with no call, or a call whose result never came.
+    orphan: bool = False
+    missing_result: bool = False
+
+
+@dataclass
+class TodoItem:
+    text: str
+    status: str = "pending"  # pending | in_progress | completed
+
+
+@dataclass
+class Variable:
+    name: str
+    value: str
+    type: str = ""
+    changed: bool = False
+
+
+@dataclass
+class Detail:
+    """A labelled collapsed block (LLM prompt preview, raw event, ...)."""
+
+    label: str
+    text: str
+    language: str | None = None
+
+
+@dataclass
+class Step:
+    kind: StepKind
+    number: int = 0
+    timestamp: datetime | None = None
+    model: str | None = None
+    title: str | None = None
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage | None = None
+    cost: Cost | None = None
+    error: str | None = None
+    collapsed: bool = False
+    images: list[Image] = field(default_factory=list)
+    details: list[Detail] = field(default_factory=list)
+    duration_s: float | None = None
+    # Run-state for formats that record it (rlm-code); empty elsewhere.
+    reward: float | None = None
+    cumulative_reward: float | None = None
+    variables: list[Variable] = field(default_factory=list)
+    memory_notes: list[str] = field(default_factory=list)
+    child_session_ids: list[str] = field(default_factory=list)
+    checkpoint: str | None = None
+
+    @property
+    def failed_tool_calls(self) -> int:
+        return sum(1 for call in self.tool_calls if call.is_error)
+
+    @property
+    def error_count(self) -> int:
+        return self.failed_tool_calls + (1 if self.error else 0)
+
+
+@dataclass
+class Fact:
+    """A labelled value for the session header that only some formats have."""
+
+    label: str
+    value: str
+
+
+@dataclass
+class Session:
+    id: str
+    format: str
+    title: str = ""
+    source: str = ""  # path relative to the SOURCE argument it was found under
+    cwd: str | None = None
+    git_branch: str | None = None
+    git_commit: str | None = None
+    agent_version: str | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    # Naive local timestamps (gptme) cannot be placed in UTC: the page says so.
+    local_time: bool = False
+    declared_models: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    children: list[Session] = field(default_factory=list)
+    parent_id: str | None = None
+    # How this session relates to its parent: "subagent" rolls up, "fork" does not.
+    relation: str = "subagent"
+    project: str | None = None
+    status: str | None = None
+    facts: list[Fact] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def number_steps(self) -> None:
+        """Give steps the contiguous numbers 1..n that page anchors rely on."""
+        for index, step in enumerate(self.steps, start=1):
+            step.number = index
+
+    def warn(self, kind: ProblemKind, message: str, line: int | None = None) -> None:
+        self.problems.append(Problem(kind, message, self.source, line))
+
+    @property
+    def models(self) -> list[str]:
+        seen = dict.fromkeys(self.declared_models)
+        for step in self.steps:
+            if step.model:
+                seen.setdefault(step.model)
+        return list(seen)
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(len(step.tool_calls) for step in self.steps)
+
+    @property
+    def failed_tool_calls(self) -> int:
+        return sum(step.failed_tool_calls for step in self.steps)
+
+    @property
+    def error_count(self) -> int:
+        return sum(step.error_count for step in self.steps)
+
+    @property
+    def first_error_step(self) -> int | None:
+        return next((step.number for step in self.steps if step.error_count), None)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for step in self.steps:
+            if step.usage:
+                total = total + step.usage
+        return total
+
+    @property
+    def cost(self) -> CostTotal:
+        total = CostTotal()
+        for step in self.steps:
+            total.add(step.cost, step.model)
+        return total
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at and self.ended_at:
+            return max(0.0, (self.ended_at - self.started_at).total_seconds())
+        return None
+
+    def rolled_up_children(self) -> list[Session]:
+        """Descendants whose usage belongs to this session's bill (subagents, not forks)."""
+        found: list[Session] = []
+        for child in self.children:
+            if child.relation == "subagent":
+                found.append(child)
+                found.extend(child.rolled_up_children())
+        return found
+
+    @property
+    def usage_with_children(self) -> Usage:
+        total = self.usage
+        for child in self.rolled_up_children():
+            total = total + child.usage
+        return total
+
+    @property
+    def cost_with_children(self) -> CostTotal:
+        total = self.cost
+        for child in self.rolled_up_children():
+            total.merge(child.cost)
+        return total
+
+    def walk(self) -> list[Session]:
+        """This session and every descendant, parents first."""
+        found = [self]
+        for child in self.children:
+            found.extend(child.walk())
+        return found

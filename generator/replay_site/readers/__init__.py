@@ -1,0 +1,83 @@
+"""The reader registry: one module per format, built-ins and plugins alike.
+
+A reader is any object with the attributes of `Reader`. Built-ins are listed in
+BUILTIN (one line per format); third-party packages add theirs through the
+entry-point group `replay_site.readers`, and both land in the same dict.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Protocol
+
+from ..model import Session
+
+BUILTIN = {
+    "glue": "replay_site.readers.glue:READER",
+    "gptme": "replay_site.readers.gptme:READER",
+}
+
+
+@dataclass(frozen=True)
+class SessionSource:
+    """The files of one session (or one family of sessions) and where they were found."""
+
+    format: str
+    path: Path  # the main file or folder
+    root: Path  # the SOURCE argument it was found under
+    related: tuple[Path, ...] = ()  # files read together with it (subagents, parts)
+
+    @property
+    def rel(self) -> str:
+        """The path relative to its SOURCE argument, so output never depends on the build's cwd."""
+        if self.path == self.root:
+            return self.path.name
+        try:
+            return self.path.relative_to(self.root).as_posix()
+        except ValueError:
+            return self.path.name
+
+    def label(self, path: Path) -> str:
+        """How a warning names one of this source's files."""
+        if path == self.root:
+            return path.name
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.name
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        main = tuple(sorted(p for p in self.path.rglob("*") if p.is_file())) if self.path.is_dir() else (self.path,)
+        return main + self.related
+
+
+class Reader(Protocol):
+    name: str  # the --format value
+    label: str  # what the index calls the agent
+
+    def default_dirs(self) -> list[Path]:
+        """Folders the agent writes its logs to on this machine (existing or not)."""
+
+    def find(self, root: Path) -> Iterable[SessionSource]:
+        """The sessions of this format under `root` (a file or a folder), sniffed cheaply."""
+
+    def read(self, source: SessionSource) -> list[Session]:
+        """Read one source into sessions (children nested). Never raises on bad content."""
+
+
+def _load(spec: str) -> Reader:
+    module, _, attribute = spec.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@cache
+def registry() -> dict[str, Reader]:
+    readers = {name: _load(spec) for name, spec in BUILTIN.items()}
+    for entry in entry_points(group="replay_site.readers"):
+        readers.setdefault(entry.name, entry.load())
+    return readers

@@ -1,0 +1,72 @@
+"""Tolerant JSONL reading: every line untrusted, every bad line reported, none fatal."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import Problem
+
+
+def iter_objects(path: Path, problems: list[Problem], label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each JSON object line of `path`.
+
+    Blank lines are passed over; a line that is not JSON, or is JSON but not an
+    object, becomes a `bad_line` Problem naming `label` (default: the file name)
+    and its line number, and reading goes on.
+    """
+    label = label or path.name
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            raw = raw.strip()
+            if not raw:
+                continue
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                reason = "truncated line" if _looks_truncated(raw) else f"invalid JSON ({exc})"
+                problems.append(Problem("bad_line", f"{reason}, skipped", label, number))
+                continue
+            if not isinstance(value, dict):
+                problems.append(Problem("bad_line", f"not a JSON object ({type(value).__name__}), skipped", label, number))
+                continue
+            yield number, value
+
+
+def _looks_truncated(raw: bytes) -> bool:
+    return raw.startswith((b"{", b"[")) and not raw.endswith((b"}", b"]"))
+
+
+def first_object(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
+    """The first JSON object line of a file, reading at most `max_lines` lines (cheap sniffing)."""
+    try:
+        with path.open("rb") as handle:
+            for _, raw in zip(range(max_lines), handle):
+                raw = raw.strip()
+                if not raw:
+                    continue
+                try:
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict):
+                    return value
+    except OSError:
+        return None
+    return None
+
+
+def load_json(path: Path, problems: list[Problem], label: str | None = None) -> dict[str, Any] | None:
+    """A whole-file JSON object, or None with a Problem when it is not one."""
+    label = label or path.name
+    try:
+        value = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        problems.append(Problem("bad_line", f"unreadable JSON file ({exc})", label, None))
+        return None
+    if not isinstance(value, dict):
+        problems.append(Problem("bad_line", "not a JSON object", label, None))
+        return None
+    return value

@@ -1,0 +1,24 @@
+"""Shared fixtures: the real corpus (skipped with a reason when absent) and the example data."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+CORPUS = Path(os.environ.get("REPLAY_SITE_CORPUS", REPO.parent / "shared" / "corpus")).resolve()
+
+
+@pytest.fixture
+def corpus() -> Path:
+    """The real session logs in ../shared/corpus; a user's clone has none, so tests skip there."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS} (set REPLAY_SITE_CORPUS to run these tests)")
+    return CORPUS
+
+
+@pytest.fixture
+def data() -> Path:
+    return DATA
