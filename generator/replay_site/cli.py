@@ -1,0 +1,99 @@
+"""The replay-site command line: parses options and calls the library, nothing more."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from . import site
+from .costs import PriceFileError, load_price_overrides
+from .discover import DiscoveryError
+from .readers import registry
+
+app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True, add_completion=False)
+
+SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders; default: the agents' own log folders.", show_default=False)]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Reader to use: auto or a name from `replay-site formats`.")]
+PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="TOML file of per-model prices that override or add to the built-in table.")]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", err=True, fg="red")
+    return typer.Exit(1)
+
+
+def _roots(sources: list[Path] | None, format_name: str, quiet: bool) -> list[Path]:
+    """The named sources, else the agents' default folders, else the bundled examples."""
+    if sources:
+        return sources
+    found = site.default_sources(format_name)
+    if found:
+        if not quiet:
+            typer.echo("Reading the agents' default log folders: " + ", ".join(str(p) for p in found), err=True)
+        return found
+    examples = site.examples_dir()
+    typer.echo(f"No agent log folder found on this machine; building the bundled example sessions ({examples}).", err=True)
+    return [examples]
+
+
+@app.command()
+def build(
+    sources: SourcesArg = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("site"),
+    format_name: FormatOpt = "auto",
+    theme: Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")] = "default",
+    title: Annotated[str, typer.Option("--title", help="Site title.")] = "Agent sessions",
+    prices: PricesOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings' count and errors.")] = False,
+) -> None:
+    """Build the report site: an index of sessions and one page per session."""
+    try:
+        book = load_price_overrides(prices) if prices else None
+        options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=book)
+        roots = _roots(sources, format_name, quiet)
+        with _progress(quiet) as progress:
+            result = site.build(roots, out, options, progress)
+    except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
+        raise _fail(str(exc)) from None
+    if not quiet:
+        for problem in result.problems:
+            typer.echo(f"warning: {problem}", err=True)
+    typer.echo(
+        f"Built {len(result.summaries)} sessions, {result.steps} steps, "
+        f"{len(result.problems)} warnings -> {out / 'index.html'}"
+    )
+
+
+class _progress:
+    """A rich progress bar for builds of more than a few sessions (typer brings rich)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.bar = None
+
+    def __enter__(self):
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if self.quiet or total < 12:  # two passes per source: more than ~5 sessions
+            return
+        if self.bar is None:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("Building", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *_exc):
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def formats() -> None:
+    """List the readers and the folders each one looks in by default."""
+    for name, reader in sorted(registry().items()):
+        folders = ", ".join(str(p) for p in reader.default_dirs()) or "-"
+        typer.echo(f"{name:8} {reader.label:20} {folders}")

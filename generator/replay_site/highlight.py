@@ -1,0 +1,80 @@
+"""Safe markdown and code highlighting: the only places third-party HTML enters a page.
+
+markdown-it runs with the `js-default` preset (raw HTML escaped, javascript:/vbscript:/file:
+links dropped) and images disabled, because an image in a log would make the page fetch a
+URL from some host; pygments escapes the code it highlights.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+from pygments import highlight as pygments_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+# Highlighting is superlinear on pathological input; past this size code is shown plain.
+HIGHLIGHT_LIMIT = 200_000
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _lexer(language: str | None, filename: str | None = None):
+    try:
+        if language:
+            return get_lexer_by_name(language)
+        if filename:
+            return get_lexer_for_filename(filename)
+    except ClassNotFound:
+        pass
+    return None
+
+
+def code(text: str, language: str | None = None, filename: str | None = None) -> Markup:
+    """Highlighted code as escaped HTML spans (the template wraps it in <pre>)."""
+    lexer = _lexer(language, filename) if len(text) <= HIGHLIGHT_LIMIT else None
+    if lexer is None:
+        return escape(text)
+    return Markup(pygments_highlight(text, lexer, _FORMATTER))
+
+
+def _fence(text: str, language: str, _attrs) -> str:
+    lexer = _lexer(language.split()[0] if language else None)
+    if lexer is None or len(text) > HIGHLIGHT_LIMIT:
+        return ""  # markdown-it escapes it itself
+    return f'<pre class="highlight"><code>{pygments_highlight(text, lexer, _FORMATTER)}</code></pre>'
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("js-default", {"highlight": _fence})
+    md.disable("image")
+    return md
+
+
+def markdown(text: str | None) -> Markup:
+    return Markup(_markdown().render(text or ""))
+
+
+def diff_rows(diff: str) -> list[tuple[str, str]]:
+    """(css class, line) pairs of a unified diff, for the template to colour."""
+    rows = []
+    for line in (diff or "").splitlines():
+        if line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith(("+++", "---")):
+            kind = "file"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "ctx"
+        rows.append((kind, line))
+    return rows
+
+
+def stylesheet() -> str:
+    return _FORMATTER.get_style_defs(".highlight")

@@ -1,0 +1,139 @@
+"""Jinja2 rendering of the model: the environment, its filters and the page functions.
+
+The renderer knows only the model and summaries, never a log format; it does no
+file I/O — it returns page text and the side files (full outputs) the site
+writer should put beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from . import __version__, charts, formatting, highlight
+from .model import Session, ToolCall
+from .summary import SessionSummary
+
+# Outputs longer than this are cut on the page; the full text is written beside it.
+OUTPUT_LIMIT = 50_000
+# Inline images larger than this (base64 characters) are replaced by a note.
+IMAGE_LIMIT = 2_000_000
+
+
+@dataclass
+class Link:
+    title: str
+    href: str
+
+
+@dataclass
+class PageNav:
+    """Where a session page sits in the site: its own path and its neighbours'."""
+
+    slug: str
+    prev: Link | None = None
+    next: Link | None = None
+    parent: Link | None = None
+    children: dict[str, Link] = field(default_factory=dict)  # by session id
+
+    @property
+    def page(self) -> str:
+        return f"sessions/{self.slug}.html"
+
+
+@dataclass
+class OutputView:
+    text: str
+    full_chars: int
+    href: str | None = None  # relative link to the full text when cut
+
+
+@dataclass
+class RenderedPage:
+    html: str
+    files: dict[str, str] = field(default_factory=dict)  # site-relative path -> text
+
+
+def themes_dir() -> Path:
+    """Themes ship inside the wheel; in a source checkout they sit at the repo's top level."""
+    bundled = Path(__file__).parent / "themes"
+    return bundled if bundled.is_dir() else Path(__file__).resolve().parents[2] / "themes"
+
+
+def theme_search_path(theme: str) -> list[Path]:
+    """A theme by name or path, falling back to `default` for templates it does not ship."""
+    default = themes_dir() / "default"
+    chosen = Path(theme) if ("/" in theme or Path(theme).is_dir()) else themes_dir() / theme
+    if not chosen.is_dir():
+        raise FileNotFoundError(f"theme {theme!r} not found (looked in {chosen})")
+    return [chosen, default] if chosen.resolve() != default.resolve() else [default]
+
+
+class Renderer:
+    def __init__(self, theme: str = "default", site_title: str = "Agent sessions", pricing: str = ""):
+        self.search_path = theme_search_path(theme)
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader([p / "templates" for p in self.search_path]),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters.update(formatting.FILTERS)
+        self.env.filters["markdown"] = highlight.markdown
+        self.env.filters["highlight"] = highlight.code
+        self.env.filters["diff_rows"] = highlight.diff_rows
+        self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT)
+
+    def static_files(self) -> dict[str, bytes]:
+        """assets/ contents: the theme's static files (overrides first) plus pygments' CSS."""
+        files: dict[str, bytes] = {"assets/pygments.css": highlight.stylesheet().encode()}
+        for theme in reversed(self.search_path):
+            static = theme / "static"
+            for path in sorted(static.rglob("*")) if static.is_dir() else []:
+                if path.is_file() and not path.name.startswith("."):
+                    files[f"assets/{path.relative_to(static).as_posix()}"] = path.read_bytes()
+        return files
+
+    def session_page(self, session: Session, summary: SessionSummary, nav: PageNav) -> RenderedPage:
+        outputs, files = self._outputs(session, nav.slug)
+        html = self.env.get_template("session.html").render(
+            root="../",
+            session=session,
+            summary=summary,
+            nav=nav,
+            outputs=outputs,
+            running_cost=formatting.running_costs(session),
+            cost_chart=charts.cost_bars(session),
+            reward_chart=charts.reward_bars(session),
+        )
+        return RenderedPage(html, files)
+
+    def index_page(self, summaries: list[SessionSummary], totals: dict, by_day: list, by_model: list) -> str:
+        return self.env.get_template("index.html").render(
+            root="",
+            summaries=summaries,
+            totals=totals,
+            day_chart=charts.day_bars(by_day),
+            by_model=by_model,
+        )
+
+    @staticmethod
+    def _outputs(session: Session, slug: str) -> tuple[dict[tuple[int, int], OutputView], dict[str, str]]:
+        """Cut long outputs, keyed by (step, call index); the full text goes to outputs/<step>-<n>.txt."""
+        views: dict[tuple[int, int], OutputView] = {}
+        files: dict[str, str] = {}
+        for step in session.steps:
+            for index, call in enumerate(step.tool_calls, start=1):
+                views[(step.number, index)] = _output_view(call, slug, step.number, index, files)
+        return views, files
+
+
+def _output_view(call: ToolCall, slug: str, step: int, index: int, files: dict[str, str]) -> OutputView:
+    text = call.output or ""
+    if len(text) <= OUTPUT_LIMIT:
+        return OutputView(text, len(text))
+    name = f"{slug}/outputs/{step}-{index}.txt"
+    files[f"sessions/{name}"] = text
+    return OutputView(text[:OUTPUT_LIMIT], len(text), name)

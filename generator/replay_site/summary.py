@@ -1,0 +1,140 @@
+"""Small per-session summaries: what the index, sessions.json and later builds need, no more.
+
+The index is assembled from these alone, so only one full session is ever in memory.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from .model import CostTotal, Session, Usage
+
+
+@dataclass
+class ModelFigures:
+    steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_steps: int = 0
+
+
+@dataclass
+class SessionSummary:
+    id: str
+    format: str
+    agent: str
+    title: str
+    page: str
+    source: str
+    project: str | None
+    started_at: str | None
+    ended_at: str | None
+    local_time: bool
+    duration_s: float | None
+    models: list[str]
+    steps: int
+    tool_calls: int
+    failed_tool_calls: int
+    errors: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+    cost_usd: float | None
+    cost_source: str
+    cost_is_lower_bound: bool
+    priced_steps: int
+    estimated_steps: int
+    unpriced_steps: int
+    unpriced_models: list[str]
+    cost_with_children_usd: float | None
+    warnings: int
+    parent: str | None
+    relation: str | None
+    children: list[str]
+    by_model: dict[str, ModelFigures] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def page_slug(session: Session, source_rel: str) -> str:
+    """A file-name-safe, stable slug: readable id prefix plus a hash that keeps it unique
+    even when two files carry the same session id."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", session.id).strip("-.")[:60] or "session"
+    digest = hashlib.sha1(f"{session.format}\0{source_rel}\0{session.id}".encode()).hexdigest()[:8]
+    return f"{readable}-{digest}"
+
+
+def iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _cost_usd(total: CostTotal) -> float | None:
+    return round(total.usd, 6) if total.priced_steps else None
+
+
+def by_model(session: Session) -> dict[str, ModelFigures]:
+    figures: dict[str, ModelFigures] = {}
+    for step in session.steps:
+        if not (step.usage or step.cost):
+            continue
+        entry = figures.setdefault(step.model or "unknown model", ModelFigures())
+        entry.steps += 1
+        usage = step.usage or Usage()
+        entry.input_tokens += usage.input
+        entry.output_tokens += usage.output
+        entry.cache_read_tokens += usage.cache_read
+        entry.cache_write_tokens += usage.cache_write
+        if step.cost and step.cost.usd is not None:
+            entry.cost_usd = round(entry.cost_usd + step.cost.usd, 6)
+        elif step.cost:
+            entry.unpriced_steps += 1
+    return dict(sorted(figures.items()))
+
+
+def summarize(session: Session, agent: str, page: str) -> SessionSummary:
+    usage = session.usage
+    cost = session.cost
+    return SessionSummary(
+        id=session.id,
+        format=session.format,
+        agent=agent,
+        title=session.title or session.id,
+        page=page,
+        source=session.source,
+        project=session.project,
+        started_at=iso(session.started_at),
+        ended_at=iso(session.ended_at),
+        local_time=session.local_time,
+        duration_s=session.duration_s,
+        models=session.models,
+        steps=len(session.steps),
+        tool_calls=session.tool_calls,
+        failed_tool_calls=session.failed_tool_calls,
+        errors=session.error_count,
+        input_tokens=usage.input,
+        output_tokens=usage.output,
+        cache_read_tokens=usage.cache_read,
+        cache_write_tokens=usage.cache_write,
+        reasoning_tokens=usage.reasoning,
+        cost_usd=_cost_usd(cost),
+        cost_source=cost.source,
+        cost_is_lower_bound=cost.is_lower_bound,
+        priced_steps=cost.priced_steps,
+        estimated_steps=cost.estimated_steps,
+        unpriced_steps=cost.unpriced_steps,
+        unpriced_models=list(cost.unpriced_models),
+        cost_with_children_usd=_cost_usd(session.cost_with_children),
+        warnings=len(session.problems),
+        parent=session.parent_id,
+        relation=session.relation if session.parent_id else None,
+        children=[child.id for child in session.children],
+        by_model=by_model(session),
+    )
