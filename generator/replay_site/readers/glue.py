@@ -1,0 +1,334 @@
+"""Glue sessions: ~/.glue/sessions/<id>/{meta.json, conversation.jsonl} (FORMATS.md "(b) Glue").
+
+A session is a folder (meta.json optional) or a bare conversation JSONL file.
+Rows are transcript-v1 envelopes or legacy unversioned lines, mixed freely; the
+step logic lives in glue_steps.py. Subagents become child sessions.
+
+Token accounting (each model response counted once):
+- `usage` role main: the assistant step of that response.
+- `usage` role title: its own collapsed "Title generation" event step; it is a
+  real model call and meta.json's token_count includes it.
+- Subagents: the child's inner `usage` events (one per model response, written
+  by `serializeAgentEvent`). The aggregate `subagent_usage` row and its copy,
+  the parent's `usage` role subagent row (`recordUsage(role: 'subagent')`), are
+  the same numbers summed, so they are used only when a child has no inner
+  usage rows, and otherwise only checked against the inner sum.
+
+Timestamps: v1 and later legacy rows are UTC (`Z`). The first builds (Feb 2026)
+wrote local time without an offset. Those are placed in UTC with the offset
+that maps the first such row onto meta.json's UTC `start_time` (rounded to 15
+minutes); without that anchor they are read as UTC and a warning says so.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from ..model import Fact, Problem, Session
+from . import jsonl
+from . import SessionSource
+from .glue_steps import StepBuilder, count, usage_from
+from .timestamps import parse_time
+
+EVENT_TYPES = frozenset({
+    "user_message", "assistant_message", "assistant_thinking", "tool_call", "tool_result", "usage",
+    "title_generated", "title_reevaluated", "agent_notice", "subagent_spawned", "subagent_event",
+    "subagent_usage", "subagent_completed",
+})
+META_FACTS = (
+    ("reasoning_effort", "Reasoning effort"), ("forked_from", "Forked from"), ("worktree_path", "Worktree"),
+    ("base_branch", "Base branch"), ("repo_remote", "Remote"), ("pr_url", "Pull request"),
+    ("pr_status", "PR status"), ("title_source", "Title source"), ("summary", "Summary"),
+)
+MAX_META_BYTES = 1 << 20
+
+
+def is_glue_row(row: dict[str, Any] | None) -> bool:
+    """Glue rows have `type` (gptme rows have `role`; Claude/Codex use other type names)."""
+    if not row or "role" in row or not isinstance(row.get("type"), str):
+        return False
+    if row.get("schema_version") is not None and "event_id" in row:
+        return True
+    return row["type"] in EVENT_TYPES and "timestamp" in row
+
+
+def _sniff_meta(path: Path) -> bool:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_META_BYTES:
+            return False
+    except OSError:
+        return False
+    meta = jsonl.load_json(path, [])
+    return bool(meta) and "id" in meta and "start_time" in meta and (
+        "glue_version" in meta or "model_ref" in meta or "model" in meta
+    )
+
+
+def _is_session_dir(folder: Path) -> bool:
+    conversation = folder / "conversation.jsonl"
+    return (conversation.is_file() and is_glue_row(jsonl.first_object(conversation))) or _sniff_meta(
+        folder / "meta.json"
+    )
+
+
+class GlueReader:
+    name = "glue"
+    label = "Glue"
+
+    def default_dirs(self) -> list[Path]:
+        return [Path.home() / ".glue" / "sessions"]
+
+    def find(self, root: Path) -> Iterator[SessionSource]:
+        root = Path(root)
+        if root.is_file():
+            if root.suffix == ".jsonl" and is_glue_row(jsonl.first_object(root)):
+                yield SessionSource(self.name, root, root)
+            return
+        if not root.is_dir():
+            return
+        for folder, dirnames, filenames in os.walk(root):
+            here = Path(folder)
+            dirnames.sort()
+            if _is_session_dir(here):
+                dirnames.clear()  # a session folder's contents all belong to it
+                yield SessionSource(self.name, here, root)
+                continue
+            dirnames[:] = [name for name in dirnames if not name.startswith(".")]
+            for name in sorted(filenames):
+                path = here / name
+                if name.endswith(".jsonl") and is_glue_row(jsonl.first_object(path)):
+                    yield SessionSource(self.name, path, root)
+
+    def read(self, source: SessionSource) -> list[Session]:
+        return [_read(source)]
+
+
+def _model_ref(meta: dict[str, Any]) -> str | None:
+    if isinstance(meta.get("model_ref"), str) and meta["model_ref"]:
+        return meta["model_ref"]
+    if isinstance(meta.get("model"), str) and meta["model"]:
+        # Schema <= 2: SessionMeta.fromJson joins provider/model, provider defaulting to anthropic.
+        provider = meta.get("provider") if isinstance(meta.get("provider"), str) and meta["provider"] else "anthropic"
+        return f"{provider}/{meta['model']}"
+    return None
+
+
+def _str(meta: dict[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _local_offset(rows: list[tuple[int, dict[str, Any]]], start: datetime | None) -> timedelta | None:
+    """The UTC offset of the local-time era's naive timestamps, anchored on meta start_time."""
+    first = next((t for _, row in rows if (t := parse_time(row.get("timestamp"))) and t.tzinfo is None), None)
+    if first is None or start is None:
+        return None
+    gap = first.replace(tzinfo=timezone.utc) - start
+    offset = timedelta(minutes=15 * round(gap.total_seconds() / 900))
+    # Accept only when the first row lands just after the start, as a real session's does.
+    return offset if timedelta(0) <= gap - offset <= timedelta(minutes=10) else None
+
+
+def _read(source: SessionSource) -> Session:
+    problems: list[Problem] = []
+    if source.path.is_dir():
+        folder, conversation = source.path, source.path / "conversation.jsonl"
+    else:
+        conversation = source.path
+        folder = conversation.parent if conversation.name == "conversation.jsonl" else None
+    meta_path = folder / "meta.json" if folder else None
+    meta = (jsonl.load_json(meta_path, problems, source.label(meta_path)) or {}) if meta_path and meta_path.is_file() else {}
+    rows = list(jsonl.iter_objects(conversation, problems, source.label(conversation))) if conversation.is_file() else []
+
+    first_id = next((row["session_id"] for _, row in rows if isinstance(row.get("session_id"), str)), None)
+    fallback_id = conversation.parent.name if conversation.name == "conversation.jsonl" else conversation.stem
+    model = _model_ref(meta)
+    session = Session(
+        id=_str(meta, "id") or first_id or fallback_id,
+        format="glue",
+        source=source.rel,
+        cwd=_str(meta, "cwd"),
+        git_branch=_str(meta, "branch"),
+        git_commit=_str(meta, "head_sha"),
+        agent_version=_str(meta, "glue_version"),
+        project=_str(meta, "project_path"),
+        declared_models=[model] if model else [],
+        problems=problems,
+    )
+    start = parse_time(meta.get("start_time"))
+    start = start if start is None or start.tzinfo else start.replace(tzinfo=timezone.utc)
+    offset = _local_offset(rows, start)
+    naive_seen = False
+
+    def clock(value: Any) -> datetime | None:
+        nonlocal naive_seen
+        moment = parse_time(value)
+        if moment is not None and moment.tzinfo is None:
+            naive_seen = True
+            moment = (moment - (offset or timedelta(0))).replace(tzinfo=timezone.utc)
+        return moment
+
+    root = StepBuilder(session, model)
+    _Subagents(session, root, model).feed(rows, clock)
+
+    session.title = _str(meta, "title") or root.latest_title or _first_line(session)
+    session.started_at = start or next((s.timestamp for s in session.steps if s.timestamp), None)
+    end = parse_time(meta.get("end_time"))
+    session.ended_at = (end.replace(tzinfo=timezone.utc) if end and end.tzinfo is None else end) or next(
+        (s.timestamp for s in reversed(session.steps) if s.timestamp), None
+    )
+    status = _str(meta, "termination_status")
+    if status is None and meta:
+        status = "completed" if end else "running"  # SessionMeta.fromJson's own default
+    session.status = status
+    if naive_seen:
+        how = f"with UTC offset {offset} taken from meta.json start_time" if offset is not None else "as UTC (offset unknown)"
+        session.warn("warning", f"local-time timestamps without an offset (early Glue builds) were read {how}")
+    _meta_facts(session, meta)
+    return session
+
+
+def _first_line(session: Session) -> str:
+    text = next((s.text for s in session.steps if s.kind == "user" and s.text.strip()), "")
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 80 else line[:79] + "…"
+
+
+def _meta_facts(session: Session, meta: dict[str, Any]) -> None:
+    for key, label in META_FACTS:
+        if value := _str(meta, key):
+            session.facts.append(Fact(label, value))
+    if isinstance(meta.get("tags"), list) and meta["tags"]:
+        session.facts.append(Fact("Tags", ", ".join(str(tag) for tag in meta["tags"])))
+    recorded = meta.get("token_count")
+    if isinstance(recorded, int) and not isinstance(recorded, bool):
+        session.facts.append(Fact("Tokens (meta.json)", str(recorded)))
+        counted = session.usage_with_children.total
+        if counted != recorded:
+            session.warn("warning", f"meta.json token_count {recorded} differs from the {counted} tokens of the usage rows")
+
+
+class _Subagents:
+    """Routes a parent log's rows: its own to `root`, subagent rows to child builders."""
+
+    def __init__(self, session: Session, root: StepBuilder, model: str | None) -> None:
+        self.session, self.root, self.model = session, root, model
+        self.children: dict[str, StepBuilder] = {}
+        self.totals: dict[str, Any] = {}  # subagent id -> aggregate Usage (subagent_usage, else role subagent)
+
+    def feed(self, rows: list[tuple[int, dict[str, Any]]], clock: Any) -> None:
+        for line, row in rows:
+            kind = row.get("type") if isinstance(row.get("type"), str) else "(no type)"
+            ts = clock(row.get("timestamp"))
+            if kind == "usage":
+                self._usage(row, ts)
+            elif kind in ("title_generated", "title_reevaluated"):
+                self.root.title(kind, row.get("title"), ts)
+            elif kind == "subagent_spawned":
+                self._spawn(row, ts, line)
+            elif kind == "subagent_event":
+                self._inner(row, ts, line)
+            elif kind == "subagent_usage":
+                self._total(row, ts, line, replace=True)
+            elif kind == "subagent_completed":
+                self._completed(row, ts, line)
+            elif not self.root.handle(kind, row, ts, line):
+                self.root.unknown(kind, row, ts, line)
+        self._finish()
+
+    def _usage(self, row: dict[str, Any], ts: datetime | None) -> None:
+        role = row.get("role") if isinstance(row.get("role"), str) else "main"
+        if role == "subagent" or isinstance(row.get("subagent_id"), str):
+            self._total(row, ts, None, replace=False)
+        elif role == "title":
+            self.root.title_usage(usage_from(row), ts, row.get("model_ref"))
+        elif role == "main":
+            self.root.usage(usage_from(row), ts, row.get("request_id"), row.get("model_ref"))
+        else:
+            self.root.side_usage(f"Model call ({role})", usage_from(row), ts, row.get("model_ref"))
+
+    def _child(self, subagent_id: str, ts: datetime | None, line: int | None, row: dict[str, Any]) -> StepBuilder:
+        if subagent_id in self.children:
+            return self.children[subagent_id]
+        model = _str(row, "model_ref") or self.model
+        parent_key = _str(row, "parent_subagent_id")
+        parent = self.children.get(parent_key, self.root) if parent_key else self.root
+        child = Session(
+            id=f"{self.session.id}:sub:{subagent_id}",
+            format="glue",
+            title=_str(row, "task") or f"Subagent {subagent_id}",
+            source=self.session.source,
+            cwd=self.session.cwd,
+            started_at=ts,
+            declared_models=[model] if model else [],
+            parent_id=parent.session.id,
+            relation="subagent",
+        )
+        if row.get("type") != "subagent_spawned":
+            self.session.warn("warning", f"subagent {subagent_id!r} has events before its subagent_spawned row", line)
+        parent.session.children.append(child)
+        parent.link_child(child.id)
+        builder = self.children[subagent_id] = StepBuilder(child, model)
+        return builder
+
+    def _spawn(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
+        subagent_id = _str(row, "subagent_id") or f"unnamed-{line}"
+        builder = self._child(subagent_id, ts, line, row)
+        task = _str(row, "task") or ""
+        builder.handle("user_message", {"text": task}, ts, line)  # the task is the subagent's prompt
+        child = builder.session
+        child.title = (task.strip().splitlines() or [child.title])[0][:80]
+        for key, label in (("depth", "Depth"), ("index", "Index"), ("total", "Parallel subagents")):
+            if isinstance(row.get(key), int):
+                child.facts.append(Fact(label, str(row[key])))
+
+    def _inner(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
+        subagent_id = _str(row, "subagent_id") or "(no id)"
+        builder = self._child(subagent_id, ts, line, row)
+        inner = row.get("inner")
+        if not isinstance(inner, dict):
+            builder.unknown("subagent_event without inner", row, ts, line)
+            return
+        kind = inner.get("type") if isinstance(inner.get("type"), str) else "(no type)"
+        if not builder.handle(kind, inner, ts, line):
+            builder.unknown(kind, inner, ts, line)
+
+    def _total(self, row: dict[str, Any], ts: datetime | None, line: int | None, replace: bool) -> None:
+        subagent_id = _str(row, "subagent_id") or "(no id)"
+        if replace or subagent_id not in self.totals:
+            self.totals[subagent_id] = usage_from(row)
+        builder = self.children.get(subagent_id)
+        if builder is not None and count(row.get("reasoning_tokens")) and replace:
+            # Inner usage events omit reasoning tokens; only the aggregate has them.
+            builder.session.facts.append(Fact("Reasoning tokens", str(count(row["reasoning_tokens"]))))
+
+    def _completed(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
+        builder = self._child(_str(row, "subagent_id") or "(no id)", ts, line, row)
+        child = builder.session
+        child.ended_at = ts
+        child.status = _str(row, "status")
+        error = _str(row, "error")
+        if child.status == "failed" and not any(step.error == error for step in child.steps):
+            builder.event("Subagent failed", ts, error=error or "subagent failed")
+
+    def _finish(self) -> None:
+        for subagent_id, builder in self.children.items():
+            total = self.totals.get(subagent_id)
+            child = builder.session
+            if total and not builder.saw_usage:
+                # No per-response rows: the aggregate is the only record, counted once here.
+                builder.side_usage("Subagent usage (total)", total, child.ended_at, None).text = (
+                    "Total reported by `subagent_usage`; the log has no per-response usage rows."
+                )
+            elif total and (total.input, total.output, total.cache_read, total.cache_write) != (
+                (u := child.usage).input, u.output, u.cache_read, u.cache_write
+            ):
+                child.warn("warning", f"subagent_usage total {total.total} differs from its usage events ({u.total})")
+            builder.finish()
+        self.root.finish()
+
+
+READER = GlueReader()
