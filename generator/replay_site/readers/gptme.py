@@ -1,0 +1,322 @@
+"""gptme: `<logs>/<conversation>/conversation.jsonl`, one message per line (FORMATS.md (a)).
+
+Messages carry only role/content/timestamp/metadata: tool calls are parsed out
+of assistant text (gptme_calls), results are the `system` messages after them
+(gptme_results), paired by `call_id`, else by what the result names, else by
+position. `events.jsonl` mirrors the conversation and is not read.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
+from . import SessionSource
+from .gptme_calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
+from .gptme_results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
+from .jsonl import first_object, iter_objects
+from .timestamps import parse_time
+
+CONVERSATION = "conversation.jsonl"
+ROLES = ("system", "user", "assistant")
+_VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
+_WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
+
+
+def looks_like_gptme(path: Path) -> bool:
+    """gptme lines have `role` and `content`; Glue's (and events.jsonl's) have `type`."""
+    first = first_object(path)
+    return bool(first) and first.get("role") in ROLES and "content" in first and "type" not in first
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_from(metadata: dict[str, Any]) -> Usage | None:
+    """Nested `usage` (current) or flat token fields (before _migrate_metadata existed).
+
+    gptme's `input_tokens` is already uncached: Anthropic reports it that way and
+    gptme's OpenAI path stores prompt_tokens - cached - cache_creation
+    (llm/openai_responses.py `_extract_usage_token_counts`). So it is used as-is.
+    """
+    raw = metadata.get("usage")
+    if not isinstance(raw, dict):
+        raw = metadata
+    keys = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+    if not any(key in raw for key in keys):
+        return None
+    return Usage(
+        input=_int(raw.get("input_tokens")),
+        output=_int(raw.get("output_tokens")),
+        cache_read=_int(raw.get("cache_read_tokens")),
+        cache_write_5m=_int(raw.get("cache_creation_tokens")),  # gptme asks for the default 5-minute TTL
+    )
+
+
+@dataclass
+class _Pending:
+    call: ToolCall
+    parsed: ParsedCall
+    paired: bool = False
+
+
+class _Builder:
+    """Turns messages into steps, one at a time, keeping the calls still awaiting results."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.group: list[_Pending] = []  # calls of the latest assistant message
+        self.step: Step | None = None  # that message's step (orphan results go there)
+        self.last: _Pending | None = None  # the call the latest result went to
+        self.known: dict[str, str] = {}  # file texts seen so far, for real diffs
+
+    def add(self, line: int, message: dict[str, Any]) -> None:
+        role, content = message.get("role"), message.get("content")
+        timestamp = parse_time(message.get("timestamp"))
+        if role not in ROLES or not isinstance(content, str):
+            self._close()
+            what = f"role {role!r}" if role not in ROLES else "content that is not text"
+            self.session.steps.append(Step("event", timestamp=timestamp, title=f"Unknown message ({what})",
+                                           details=[Detail("Raw JSON", orjson.dumps(message).decode(), "json")]))
+            self.session.warn("unknown_event", f"message with {what}, kept as a raw event", line)
+            return
+        self._time(timestamp)
+        if role == "system":
+            self._system(message, content, timestamp)
+        elif role == "user":
+            self._close()
+            if content.lstrip().startswith(AUTO_REPLY):
+                self.session.steps.append(Step("context", timestamp=timestamp, title="Auto-reply nudge",
+                                               text=content, collapsed=True))
+            else:
+                self.session.steps.append(Step("user", timestamp=timestamp, text=content,
+                                               details=self._files(message)))
+        else:
+            self._close()
+            self._assistant(message, content, timestamp)
+
+    def _time(self, timestamp: Any) -> None:
+        # Chained prompts are stamped at startup, so the file is not in time order.
+        if timestamp is None:
+            return
+        s = self.session
+        s.started_at = timestamp if s.started_at is None else min(s.started_at, timestamp)
+        s.ended_at = timestamp if s.ended_at is None else max(s.ended_at, timestamp)
+
+    @staticmethod
+    def _files(message: dict[str, Any]) -> list[Detail]:
+        files = message.get("files")
+        if isinstance(files, list) and files:
+            return [Detail("Attached files", "\n".join(str(f) for f in files))]
+        return []
+
+    def _assistant(self, message: dict[str, Any], content: str, timestamp: Any) -> None:
+        metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+        thinking, text = split_thinking(content)
+        parsed = parse_calls(text)
+        step = Step("assistant", timestamp=timestamp, text=strip_calls(text, parsed), thinking=thinking,
+                    details=self._files(message))
+        model = metadata.get("model")
+        step.model = model if isinstance(model, str) and model else None
+        step.usage = usage_from(metadata)
+        cost = metadata.get("cost")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            step.cost = Cost(float(cost), "log")  # absent = unknown (gptme omits a zero/unpriced cost)
+        timings = metadata.get("timings") if isinstance(metadata.get("timings"), dict) else {}
+        spent = [timings.get(k) for k in ("ttft_ms", "gen_ms") if isinstance(timings.get(k), (int, float))]
+        if spent:
+            step.duration_s = sum(spent) / 1000
+        by_tool = timings.get("tool_ms_by_name") if isinstance(timings.get("tool_ms_by_name"), dict) else {}
+        for one in parsed:
+            call = to_tool_call(one)
+            ms = by_tool.get(call.name)
+            # Timings are per tool name: only a lone call of that tool can own them.
+            if isinstance(ms, (int, float)) and sum(p.tool == one.tool for p in parsed) == 1:
+                call.duration_s = ms / 1000
+            step.tool_calls.append(call)
+            self.group.append(_Pending(call, one))
+        self.step = step
+        self.session.steps.append(step)
+
+    def _system(self, message: dict[str, Any], content: str, timestamp: Any) -> None:
+        title = context_title(message, content)
+        if title is not None:
+            if self.session.agent_version is None and (match := _VERSION.match(content.lstrip())):
+                self.session.agent_version = match.group(1).rstrip(".,")
+            if self.session.cwd is None and (match := _WORKDIR.search(content)):
+                self.session.cwd = match.group(1).strip()
+            self.session.steps.append(Step("context", timestamp=timestamp, title=title, text=content,
+                                           collapsed=True))
+            return
+        info = classify(content, message.get("metadata"))
+        call_id = message.get("call_id") if isinstance(message.get("call_id"), str) else None
+        target = self._match(info, call_id)
+        if target is not None:
+            self._record(target, content, info)
+        elif call_id is None and info.tool is None and not info.is_error and self.last is not None:
+            # A second message from the call that just answered (e.g. gh's "Waiting for checks").
+            self._record(self.last, content, info)
+        elif self.step is None and call_id is None and info.tool is None and not info.is_error:
+            # Output of a user command (/tokens, /log...) or a notice: no call ever asked for it.
+            self.session.steps.append(Step("event", timestamp=timestamp, title="System message", text=content))
+        else:
+            self._orphan(content, info, call_id, timestamp, message)
+
+    def _match(self, info: ResultInfo, call_id: str | None) -> _Pending | None:
+        """The call this result answers: by id, else by what it names, else the first open one.
+
+        Content first means a call whose result never came does not steal the
+        next call's result (no shifting); position is only for results that
+        name nothing (errors, "Task complete"-like texts of unknown tools)."""
+        if call_id is not None:
+            by_id = next((p for p in self.group if p.call.id == call_id), None)
+            if by_id is not None or any(p.call.id for p in self.group):
+                return by_id  # an id that matches nothing is an orphan, not a positional guess
+        open_calls = [p for p in self.group if not p.paired]
+        if info.tool is not None:
+            same = [p for p in open_calls if p.call.name == info.tool]
+            if info.key is not None:
+                keyed = [p for p in same if self._key_matches(p, info)]
+                if keyed:
+                    return keyed[0]
+            return same[0] if same else None
+        return open_calls[0] if open_calls else None
+
+    @staticmethod
+    def _key_matches(pending: _Pending, info: ResultInfo) -> bool:
+        if info.tool == "shell":
+            return command_matches(pending.parsed.code, info.key)
+        return path_matches(pending.parsed.path, info.key)
+
+    def _record(self, pending: _Pending, content: str, info: ResultInfo) -> None:
+        call = pending.call
+        call.output = content if call.output is None else f"{call.output}\n\n{content}"
+        call.is_error = call.is_error or info.is_error
+        if call.exit_code is None:
+            call.exit_code = info.exit_code
+        pending.paired = True
+        self.last = pending
+
+    def _orphan(self, content: str, info: ResultInfo, call_id: str | None, timestamp: Any,
+                message: dict[str, Any]) -> None:
+        """A result no call asked for stays visible, as a call marked orphan."""
+        call = ToolCall(name=info.tool or "unknown", id=call_id, output=content, is_error=info.is_error,
+                        exit_code=info.exit_code, orphan=True)
+        if self.step is not None:
+            self.step.tool_calls.append(call)
+        else:
+            self.session.steps.append(Step("event", timestamp=timestamp, title="Tool result without a call",
+                                           tool_calls=[call]))
+
+    def _close(self) -> None:
+        """The assistant turn is over: unanswered calls are marked, edits worked out in order."""
+        for pending in self.group:
+            if not pending.paired:
+                pending.call.missing_result = True
+            if not pending.call.is_error:
+                change = file_change(pending.parsed, pending.call.output or "", self.known)
+                if change is not None:
+                    pending.call.changes.append(change)
+        self.group, self.step, self.last = [], None, None
+
+    def finish(self) -> None:
+        self._close()
+
+
+def _config(session: Session, path: Path, label: str) -> str | None:
+    """Title, workspace, tool format and model from config.toml; returns the configured model."""
+    if not path.is_file():
+        return None
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        session.problems.append(_problem(f"unreadable config.toml ({exc})", label))
+        return None
+    chat = config.get("chat") if isinstance(config.get("chat"), dict) else {}
+    if isinstance(chat.get("name"), str) and chat["name"].strip():
+        session.title = chat["name"].strip()
+    if isinstance(chat.get("workspace"), str) and chat["workspace"]:
+        session.cwd = chat["workspace"]
+    if isinstance(chat.get("tool_format"), str):
+        session.facts.append(Fact("Tool format", chat["tool_format"]))
+    return chat["model"] if isinstance(chat.get("model"), str) and chat["model"] else None
+
+
+def _problem(message: str, label: str) -> Problem:
+    return Problem("warning", message, label, None)
+
+
+def _title(session: Session, folder: str) -> str:
+    for step in session.steps:
+        if step.kind == "user" and step.text.strip():
+            first = step.text.strip().splitlines()[0].strip()
+            return first[:80] + "…" if len(first) > 80 else first
+    return folder
+
+
+class GptmeReader:
+    name = "gptme"
+    label = "gptme"
+
+    def default_dirs(self) -> list[Path]:
+        """gptme's `get_logs_dir()`: $GPTME_LOGS_HOME, else $XDG_DATA_HOME/gptme/logs."""
+        if os.environ.get("GPTME_LOGS_HOME"):
+            return [Path(os.environ["GPTME_LOGS_HOME"]).expanduser()]
+        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return [Path(data).expanduser() / "gptme" / "logs"]
+
+    def find(self, root: Path) -> Iterable[SessionSource]:
+        for path in self._candidates(root):
+            if looks_like_gptme(path):
+                config = path.parent / "config.toml"
+                related = (config,) if path.name == CONVERSATION and config.is_file() else ()
+                yield SessionSource(self.name, path, root, related)
+
+    @staticmethod
+    def _candidates(root: Path) -> Iterator[Path]:
+        if root.is_file():
+            # A bare file is taken whatever its name (a copied log); events.jsonl fails the sniff.
+            if root.suffix == ".jsonl":
+                yield root
+            return
+        if (root / CONVERSATION).is_file():
+            yield root / CONVERSATION
+            return
+        # The logs dir is flat, but a SOURCE may be a folder above it: walk, without
+        # entering a conversation's own folder (branches/, the workspace symlink).
+        for folder, dirs, files in os.walk(root):
+            dirs.sort()
+            if CONVERSATION in files and Path(folder) != root:
+                dirs.clear()
+                yield Path(folder) / CONVERSATION
+
+    def read(self, source: SessionSource) -> list[Session]:
+        path = source.path
+        folder = path.parent.name if path.name == CONVERSATION else path.stem
+        session = Session(id=folder, format=self.name, source=source.rel, local_time=True)
+        configured = _config(session, path.parent / "config.toml", source.label(path.parent / "config.toml")) \
+            if path.name == CONVERSATION else None
+        builder = _Builder(session)
+        try:
+            for line, message in iter_objects(path, session.problems, source.label(path)):
+                builder.add(line, message)
+        except OSError as exc:
+            session.problems.append(_problem(f"unreadable ({exc})", source.label(path)))
+        builder.finish()
+        if configured and not any(step.model for step in session.steps):
+            session.declared_models.append(configured)
+        if not session.title:
+            session.title = _title(session, folder)
+        session.number_steps()
+        return [session]
+
+
+READER = GptmeReader()
