@@ -1,0 +1,251 @@
+"""Claude Code transcripts: `~/.claude/projects/<project-slug>/<session-id>.jsonl` (see FORMATS.md (e)).
+
+A session is one JSONL file plus the transcripts of the subagents it spawned, which live either
+beside it (`agent-<id>.jsonl`, same `sessionId`; older versions) or in `<session>/subagents/`
+(newer). `find` groups them into one SessionSource; `read` builds the main session with the
+subagents as child sessions, each linked from the Task call that spawned it.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..model import Problem, Session, Step
+from . import SessionSource
+from .claude_dag import abandoned_lines
+from .claude_steps import StepBuilder, first_prompt
+from .jsonl import iter_objects
+
+CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
+# Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
+# which duplicates the subagent's own transcript): nothing a reader of the session needs to see.
+IGNORED_KINDS = {
+    "file-history-snapshot": "undo snapshots of edited files",
+    "queue-operation": "prompts queued while the agent worked; they reappear as user lines",
+    "progress": "streaming progress of tools, hooks and subagents",
+    "last-prompt": "the last prompt, kept for the prompt history",
+}
+CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
+SNIFF_LINES = 30
+
+
+class ClaudeReader:
+    name = "claude"
+    label = "Claude Code"
+
+    def default_dirs(self) -> list[Path]:
+        dirs = []
+        config = os.environ.get("CLAUDE_CONFIG_DIR")
+        if config:
+            dirs.extend(Path(part).expanduser() / "projects" for part in config.split(",") if part.strip())
+        home = Path.home() / ".claude" / "projects"
+        if home not in dirs:
+            dirs.append(home)
+        return dirs
+
+    def find(self, root: Path) -> Iterable[SessionSource]:
+        if root.is_file():
+            sniffed = sniff(root)
+            if sniffed is None:
+                return
+            if _is_agent(root, sniffed):
+                # A subagent transcript given on its own still builds, as its own session.
+                yield SessionSource(self.name, root, root)
+            else:
+                yield SessionSource(self.name, root, root, tuple(_agents_of(root, sniffed)))
+            return
+        if not root.is_dir():
+            return
+        files = {path: sniffed for path in sorted(root.rglob("*.jsonl")) if path.is_file() and (sniffed := sniff(path))}
+        claimed: set[Path] = set()
+        mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
+        for path in mains:
+            related = tuple(p for p in _agents_of(path, files[path], files) if p not in claimed)
+            claimed.update(related)
+            yield SessionSource(self.name, path, root, related)
+        for path, sniffed in files.items():
+            if path not in claimed and _is_agent(path, sniffed):
+                yield SessionSource(self.name, path, root)
+
+    def read(self, source: SessionSource) -> list[Session]:
+        session, builder = _read_transcript(source.path, source)
+        project = _project_dir(source.path)
+        session.project = project.name
+        children = [_read_transcript(path, source)[0] for path in source.related]
+        for child in children:
+            _adopt(session, builder, child)
+        for each in session.walk():
+            each.project = project.name
+            each.number_steps()
+        return [session]
+
+
+def sniff(path: Path) -> dict[str, Any] | None:
+    """The first Claude Code line of a file (a dict with type and ids), or None when it is not one."""
+    try:
+        with path.open("rb") as handle:
+            for _, raw in zip(range(SNIFF_LINES), handle):
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if not isinstance(obj, dict):
+                    continue
+                if obj.get("type") in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
+                    if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
+                        return obj
+                    continue  # summaries and snapshots come first; keep looking for the session id
+                return None
+    except OSError:
+        return None
+    return None
+
+
+def _is_agent(path: Path, sniffed: dict[str, Any]) -> bool:
+    return path.name.startswith("agent-") and (sniffed.get("isSidechain") is True or "agentId" in sniffed)
+
+
+def _agents_of(main: Path, sniffed: dict[str, Any], known: dict[Path, dict[str, Any]] | None = None) -> Iterator[Path]:
+    """Subagent files of `main`: `<dir>/agent-*.jsonl` with its sessionId, and `<dir>/<session>/subagents/`."""
+    session_id = sniffed.get("sessionId") or main.stem
+    for candidate in sorted(main.parent.glob("agent-*.jsonl")):
+        info = known.get(candidate) if known is not None else sniff(candidate)
+        if info and _is_agent(candidate, info) and info.get("sessionId") == session_id:
+            yield candidate
+    for folder in dict.fromkeys((main.stem, str(session_id))):
+        for candidate in sorted((main.parent / folder / "subagents").glob("agent-*.jsonl")):
+            if (known.get(candidate) if known is not None else sniff(candidate)):
+                yield candidate
+
+
+def _project_dir(path: Path) -> Path:
+    # <project>/<session>/subagents/agent-x.jsonl belongs to <project>, not to "subagents".
+    return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
+
+
+def _read_transcript(path: Path, source: SessionSource) -> tuple[Session, StepBuilder]:
+    label = source.label(path)
+    problems: list[Problem] = []
+    rows = list(iter_objects(path, problems, label))
+    builder = StepBuilder(label, abandoned_lines(rows))
+    summaries: dict[str, str] = {}
+    custom_title = ""
+    ignored: Counter[str] = Counter()
+    unknown: dict[str, list[int]] = defaultdict(list)
+    for number, obj in rows:
+        kind = obj.get("type")
+        if kind == "assistant":
+            builder.assistant(number, obj)
+        elif kind == "user":
+            builder.user(number, obj)
+        elif kind == "system":
+            if obj.get("subtype") == "turn_duration":
+                ignored["system turn_duration"] += 1
+            else:
+                builder.system(number, obj)
+        elif kind == "summary":
+            if isinstance(obj.get("leafUuid"), str) and isinstance(obj.get("summary"), str):
+                summaries[obj["leafUuid"]] = obj["summary"]
+        elif kind == "custom-title":
+            custom_title = obj.get("customTitle") if isinstance(obj.get("customTitle"), str) else custom_title
+        elif kind == "attachment":
+            attachment = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
+            builder.stub(number, obj, f"Attachment: {attachment.get('type', 'unknown')}", kind="context")
+        elif kind in IGNORED_KINDS:
+            ignored[kind] += 1
+        else:
+            unknown[str(kind)].append(number)
+            if any(key in obj for key in ("message", "content", "text", "summary")):
+                # Unknown but carrying content: keep it visible rather than lose words silently.
+                builder.stub(number, obj, f"Unrecognised line: {kind}")
+    builder.finish()
+    for kind, count in sorted(ignored.items()):
+        why = IGNORED_KINDS.get(kind, "per-turn timing, shown nowhere else")
+        problems.append(Problem("warning", f"{count} {kind} line(s) not shown ({why})", label))
+    for kind, numbers in sorted(unknown.items()):
+        where = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
+        problems.append(Problem("unknown_event", f"{len(numbers)} line(s) of unknown kind {kind!r} (lines {where})", label))
+    session = _session(path, rows, builder.steps, label)
+    session.problems = problems + builder.problems
+    uuids = {obj.get("uuid") for _, obj in rows}
+    leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
+    owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
+    session.title = (owned[-1] if owned else "") or custom_title or first_prompt(session.steps) or session.id
+    return session, builder
+
+
+def _session(path: Path, rows: list[tuple[int, dict[str, Any]]], steps: list[Step], label: str) -> Session:
+    def last(key: str) -> Any:
+        return next((obj[key] for _, obj in reversed(rows) if isinstance(obj.get(key), str) and obj[key]), None)
+
+    session_id = last("sessionId") or path.stem
+    is_agent = path.name.startswith("agent-") and (last("agentId") or any(o.get("isSidechain") is True for _, o in rows))
+    agent_id = last("agentId") or path.stem.removeprefix("agent-")
+    session = Session(
+        # A subagent shares its parent's sessionId, so its own id adds the agent's.
+        id=f"{session_id}-agent-{agent_id}" if is_agent else session_id,
+        format="claude",
+        source=label,
+        cwd=last("cwd"),
+        git_branch=last("gitBranch"),
+        agent_version=last("version"),
+        steps=steps,
+    )
+    times = [step.timestamp for step in steps if step.timestamp]
+    session.started_at, session.ended_at = (min(times), max(times)) if times else (None, None)
+    return session
+
+
+def _adopt(parent: Session, builder: StepBuilder, child: Session) -> None:
+    """Nest a subagent under its parent and link it from the Task call that spawned it."""
+    child.parent_id, child.relation = parent.id, "subagent"
+    parent.children.append(child)
+    agent_id = child.id.rpartition("-agent-")[2]
+    link = builder.agent_calls.get(agent_id)
+    if link is None:
+        # Older Task results carry no agentId: the call whose prompt is the subagent's first prompt spawned it.
+        prompt = next((step.text for step in child.steps if step.kind == "user"), None)
+        link = next(
+            ((call, step) for step in parent.steps for call in step.tool_calls
+             if call.child_session_id is None and isinstance(call.arguments, dict) and prompt
+             and call.arguments.get("prompt") == prompt),
+            None,
+        )
+    if link:
+        call, step = link
+        call.child_session_id = child.id
+        step.child_session_ids.append(child.id)
+        description = call.arguments.get("description") if isinstance(call.arguments, dict) else None
+        if isinstance(description, str) and description and child.title == first_prompt(child.steps):
+            child.title = description
+
+
+@lru_cache(maxsize=64)
+def _project_summaries(folder: str) -> dict[str, str]:
+    """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
+    title into another session's file. Only lines mentioning "summary" are parsed, so this is cheap."""
+    found: dict[str, str] = {}
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        try:
+            with path.open("rb") as handle:
+                for raw in handle:
+                    if b'"type":"summary"' not in raw and b'"type": "summary"' not in raw:
+                        continue
+                    try:
+                        obj = orjson.loads(raw)
+                    except orjson.JSONDecodeError:
+                        continue
+                    if isinstance(obj, dict) and isinstance(obj.get("leafUuid"), str) and isinstance(obj.get("summary"), str):
+                        found[obj["leafUuid"]] = obj["summary"]
+        except OSError:
+            continue
+    return found
+
+
+READER = ClaudeReader()

@@ -1,0 +1,111 @@
+"""Which lines of a Claude Code transcript are the conversation, and which were rewound away.
+
+Each user/assistant/system line names its parent (`parentUuid`; across a compaction boundary,
+where `parentUuid` is null, `logicalParentUuid`). Rewinding to an earlier prompt or editing it
+starts a new child of an earlier line, so a file holds a tree; the conversation the user ended
+with is the chain from the last message up to its root.
+
+Not every line off that chain is abandoned, though: one API response split over several lines
+makes siblings of its parallel tool results (each result hangs off the line of its own
+`tool_use`), and hand-written or very old logs have no parent links at all. So a line is
+abandoned only if it is a real fork: its ancestors reach the main chain, it is not part of a
+main-chain response (same `message.id`), and it is not the result of a main-chain tool call.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+Row = tuple[int, dict[str, Any]]
+
+MESSAGE_KINDS = ("user", "assistant")
+
+
+def parent_of(obj: dict[str, Any]) -> str | None:
+    parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
+    return parent if isinstance(parent, str) else None
+
+
+def abandoned_lines(rows: list[Row]) -> set[int]:
+    """Line numbers of user/assistant lines on branches the user rewound away from."""
+    by_uuid: dict[str, dict[str, Any]] = {}
+    for _, obj in rows:
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str):
+            by_uuid[uuid] = obj
+    messages = [(n, obj) for n, obj in rows if obj.get("type") in MESSAGE_KINDS and isinstance(obj.get("uuid"), str)]
+    if not messages:
+        return set()
+    main, main_end = _chain(messages[-1][1]["uuid"], by_uuid)
+    # Rewinding the very first prompt starts a second root. Only a file whose lines really are linked
+    # (hand-written ones often are not) and whose main chain reaches a true root can tell that apart.
+    linked = main_end == "root" and 2 * sum(1 for _, obj in messages if parent_of(obj)) >= len(messages)
+    main_messages = {_message_id(by_uuid[u]) for u in main if by_uuid[u].get("type") == "assistant"} - {None}
+    main_calls = {
+        block.get("id")
+        for _, obj in messages
+        if obj.get("type") == "assistant" and (obj.get("uuid") in main or _message_id(obj) in main_messages)
+        for block in _blocks(obj)
+        if block.get("type") == "tool_use"
+    }
+    ends: dict[str, str] = {}
+    abandoned = set()
+    for number, obj in messages:
+        if obj["uuid"] in main:
+            continue
+        if obj.get("type") == "assistant" and _message_id(obj) in main_messages:
+            continue
+        results = [block.get("tool_use_id") for block in _blocks(obj) if block.get("type") == "tool_result"]
+        if results and all(result in main_calls for result in results):
+            continue
+        end = _end(obj["uuid"], main, by_uuid, ends)
+        # A sidechain (subagent lines in an old main file) is a separate tree, never a rewind.
+        if end == "main" or (end == "root" and linked and obj.get("isSidechain") is not True):
+            abandoned.add(number)
+    return abandoned
+
+
+def _chain(start: str, by_uuid: dict[str, dict[str, Any]]) -> tuple[set[str], str]:
+    """The chain from `start` up, and how it ends: at a true "root" or "broken" (missing or cyclic parent)."""
+    chain: set[str] = set()
+    current: str | None = start
+    while current:
+        if current not in by_uuid or current in chain:
+            return chain, "broken"
+        chain.add(current)
+        current = parent_of(by_uuid[current])
+    return chain, "root"
+
+
+def _end(uuid: str, main: set[str], by_uuid: dict[str, dict[str, Any]], memo: dict[str, str]) -> str:
+    """Where the walk up from `uuid` ends: on the "main" chain (a fork), a separate "root", or "broken"."""
+    path: list[str] = []
+    current: str | None = uuid
+    while True:
+        if current is None:
+            end = "root"
+        elif current in memo:
+            end = memo[current]
+        elif current in main:
+            end = "main"
+        elif current not in by_uuid or current in path:
+            end = "broken"
+        else:
+            path.append(current)
+            current = parent_of(by_uuid[current])
+            continue
+        break
+    for node in path:
+        memo[node] = end
+    return end
+
+
+def _message_id(obj: dict[str, Any]) -> str | None:
+    message = obj.get("message")
+    value = message.get("id") if isinstance(message, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _blocks(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
