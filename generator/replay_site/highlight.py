@@ -47,10 +47,21 @@ def _fence(text: str, language: str, _attrs) -> str:
     return f'<pre class="highlight"><code>{pygments_highlight(text, lexer, _FORMATTER)}</code></pre>'
 
 
+SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def _is_linkable(url: str) -> bool:
+    """Only absolute web and mail links become links. A relative path in a log points into
+    the agent's workspace, not this site, and `<budget:x>`-style tags look like autolinks:
+    both stay visible as plain text instead of becoming broken or unsafe links."""
+    return url.strip().lower().startswith(SAFE_LINK_SCHEMES)
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("js-default", {"highlight": _fence})
     md.disable("image")
+    md.validateLink = _is_linkable
     return md
 
 

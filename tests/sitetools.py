@@ -1,0 +1,39 @@
+"""Helpers for tests that look at built sites with BeautifulSoup."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from conftest import CORPUS
+
+SITECHECK = CORPUS.parent / "tools" / "sitecheck.py"
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_bytes(), "html.parser")
+
+
+def step_numbers(page: BeautifulSoup) -> list[int]:
+    return [int(m.group(1)) for tag in page.find_all(id=True) if (m := re.fullmatch(r"step-(\d+)", tag["id"]))]
+
+
+def external_references(page: BeautifulSoup) -> list[str]:
+    """src/href values that would make the browser contact a host (links to read are fine)."""
+    found = []
+    for tag in page.find_all(["script", "img", "link", "iframe", "source", "audio", "video", "object", "embed"]):
+        for attribute in ("src", "href", "data"):
+            value = (tag.get(attribute) or "").strip().lower()
+            if value.startswith(("http:", "https:", "//", "ftp:")):
+                found.append(f"{tag.name} {value}")
+    return found
+
+
+def run_sitecheck(site: Path) -> str:
+    """The shared structural checker's verdict; it must report 0 problems."""
+    result = subprocess.run([sys.executable, str(SITECHECK), str(site)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.strip().splitlines()[-1]

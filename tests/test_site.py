@@ -1,0 +1,156 @@
+"""The whole pipeline on the example sessions and on hostile input, checked in the HTML."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sitetools import external_references, run_sitecheck, soup, step_numbers
+
+from replay_site import site
+from replay_site.render import OUTPUT_LIMIT
+
+
+@pytest.fixture(scope="module")
+def example_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
+    return out
+
+
+def glue_session(folder: Path, lines: list[str]) -> Path:
+    """A bare Glue transcript (legacy lines) written by the test, for hostile or odd content."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "conversation.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_every_session_page_has_contiguous_unique_step_ids(example_site):
+    data = json.loads((example_site / "sessions.json").read_text())
+    assert data["sessions"], "the example data must produce sessions"
+    for entry in data["sessions"]:
+        page = soup(example_site / entry["page"])
+        numbers = step_numbers(page)
+        assert numbers == list(range(1, entry["steps"] + 1)), entry["page"]
+        for number in numbers:  # each step carries a visible permalink to itself
+            assert page.find("a", href=f"#step-{number}", class_="permalink")
+
+
+def test_internal_links_resolve_and_nothing_is_fetched_from_a_host(example_site):
+    pages = sorted(example_site.rglob("*.html"))
+    for path in pages:
+        page = soup(path)
+        assert external_references(page) == [], path
+        for anchor in page.find_all("a", href=True):
+            href = anchor["href"]
+            if href.startswith(("http:", "https:", "mailto:")):
+                continue
+            target, _, fragment = href.partition("#")
+            file = (path.parent / target).resolve() if target else path
+            assert file.exists(), f"{path.name}: broken link {href}"
+            if fragment and file.suffix == ".html":
+                assert soup(file).find(id=fragment), f"{path.name}: missing anchor {href}"
+
+
+def test_shared_sitecheck_passes(example_site):
+    if not Path(run_sitecheck.__globals__["SITECHECK"]).exists():
+        pytest.skip("../shared/tools/sitecheck.py not present")
+    assert run_sitecheck(example_site).endswith(" 0 problems")
+
+
+def test_tool_outputs_are_inside_details(example_site):
+    seen = 0
+    for path in (example_site / "sessions").glob("*.html"):
+        for output in soup(path).select("pre.output-text"):
+            assert output.find_parent("details") is not None
+            seen += 1
+    assert seen > 0
+
+
+def test_index_lists_sessions_newest_first_with_links(example_site):
+    index = soup(example_site / "index.html")
+    rows = index.select("table.session-table tbody tr")
+    data = json.loads((example_site / "sessions.json").read_text())["sessions"]
+    assert len(rows) == len(data)
+    tops = [s["started_at"] for s in data if not s["parent"] and s["started_at"]]
+    assert tops == sorted(tops, reverse=True)
+    assert {a["href"] for a in index.select("table.session-table a")} == {s["page"] for s in data}
+
+
+def test_builds_are_byte_identical(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    data = Path(__file__).parent / "data"
+    site.build([data], first, site.BuildOptions())
+    site.build([data], second, site.BuildOptions())
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    for name in files:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+HOSTILE = [
+    '{"timestamp":"2026-01-01T00:00:00Z","type":"user_message","text":"<script>alert(1)</script> [x](javascript:alert(2)) ![img](https://tracker.example/p.png) <img src=x onerror=alert(3)>"}',
+    '{"timestamp":"2026-01-01T00:00:01Z","type":"assistant_message","text":"</pre><script>alert(4)</script>"}',
+    '{"timestamp":"2026-01-01T00:00:02Z","type":"tool_call","id":"c1","name":"<b>bash</b>","arguments":{"command":"echo \\"<script>alert(5)</script>\\""}}',
+    '{"timestamp":"2026-01-01T00:00:03Z","type":"tool_result","call_id":"c1","content":"<script>alert(6)</script>","success":true}',
+    '{"timestamp":"2026-01-01T00:00:04Z","type":"title_generated","title":"<script>alert(7)</script>"}',
+]
+
+
+def test_markup_in_a_log_is_shown_as_text_only(tmp_path):
+    source = glue_session(tmp_path / "logs" / "s1", HOSTILE)
+    out = tmp_path / "site"
+    site.build([source], out, site.BuildOptions())
+    for path in [out / "index.html", *(out / "sessions").glob("*.html")]:
+        page = soup(path)
+        for script in page.find_all("script"):
+            assert script.get("src", "").endswith("assets/app.js") and not script.string, path
+        for tag in page.find_all(True):
+            assert not any(name.lower().startswith("on") for name in tag.attrs), (path, tag.name)
+            assert "javascript:" not in (tag.get("href") or "").lower()
+        assert external_references(page) == []
+    text = soup(next((out / "sessions").glob("*.html"))).get_text()
+    for number in range(1, 8):
+        if number != 3:  # the onerror payload is an <img> tag; its text shows as well
+            assert f"alert({number})" in text, f"payload {number} must stay visible as text"
+
+
+def test_a_bad_line_is_reported_and_the_session_still_builds(tmp_path):
+    lines = [HOSTILE[0], '{"timestamp": "2026-01-01T00:00:01Z", "type": "assistant_mess', HOSTILE[1]]
+    source = glue_session(tmp_path / "s", lines)
+    result = site.build([source], tmp_path / "site", site.BuildOptions())
+    assert [str(p) for p in result.problems if p.kind == "bad_line"] == ["conversation.jsonl:2: truncated line, skipped"]
+    entry = json.loads((tmp_path / "site" / "sessions.json").read_text())["sessions"][0]
+    assert entry["warnings"] == 1
+    page = soup(tmp_path / "site" / entry["page"])
+    assert "conversation.jsonl:2" in page.select_one("#problems").get_text()
+
+
+def test_long_output_is_cut_with_a_link_to_the_full_text(tmp_path):
+    long_output = "".join(f"line {n}\n" for n in range(20_000))
+    assert len(long_output) > OUTPUT_LIMIT
+    lines = [
+        '{"timestamp":"2026-01-01T00:00:00Z","type":"tool_call","id":"c1","name":"bash","arguments":{"command":"seq"}}',
+        json.dumps({"timestamp": "2026-01-01T00:00:01Z", "type": "tool_result", "call_id": "c1", "content": long_output, "success": True}),
+    ]
+    out = tmp_path / "site"
+    site.build([glue_session(tmp_path / "s", lines)], out, site.BuildOptions())
+    page_path = next((out / "sessions").glob("*.html"))
+    link = soup(page_path).select_one("p.cut a")
+    full = page_path.parent / link["href"]
+    assert full.read_text() == long_output
+    assert len(soup(page_path).select_one("pre.output-text").get_text()) == OUTPUT_LIMIT
+
+
+def test_a_rebuild_removes_pages_of_sessions_that_are_gone(tmp_path):
+    logs = tmp_path / "logs"
+    glue_session(logs / "a", HOSTILE[:1])
+    glue_session(logs / "b", HOSTILE[1:2])
+    out = tmp_path / "site"
+    site.build([logs], out, site.BuildOptions())
+    assert len(list((out / "sessions").glob("*.html"))) == 2
+    (logs / "b" / "conversation.jsonl").unlink()
+    (logs / "b").rmdir()
+    site.build([logs], out, site.BuildOptions())
+    assert len(list((out / "sessions").glob("*.html"))) == 1
