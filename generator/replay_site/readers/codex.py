@@ -1,0 +1,194 @@
+"""OpenAI Codex CLI rollouts (every on-disk generation) -> Sessions.
+
+find() sniffs each file's first object only and groups a family (a session, its
+forks, its subagents, stale copies of the same rollout) into one SessionSource so
+read() can link them both ways. The line shapes live in codex_shapes, the step
+building in codex_build, outputs in codex_outputs, edits in codex_patch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..model import Problem, Session
+from . import SessionSource, jsonl
+from .codex_build import Builder
+from .codex_shapes import Record, load_records, shape_of
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+_TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:')
+
+
+def _parent_thread(meta: dict[str, Any]) -> str | None:
+    """A subagent's parent, from `source: {"subagent": {"thread_spawn": {"parent_thread_id": …}}}`."""
+    source = meta.get("source")
+    if isinstance(source, dict) and isinstance(source.get("subagent"), dict):
+        spawn = source["subagent"].get("thread_spawn")
+        if isinstance(spawn, dict) and spawn.get("parent_thread_id"):
+            return str(spawn["parent_thread_id"])
+    parent = meta.get("parent_thread_id")
+    return str(parent) if parent else None
+
+
+def _head(path: Path) -> tuple[str, dict[str, Any]] | None:
+    """(session id, meta) of a Codex file from its head alone; None when it is not Codex."""
+    if path.suffix == ".json":
+        try:
+            with path.open("rb") as handle:
+                if not _TS_HEAD.match(handle.read(256)):
+                    return None
+        except OSError:
+            return None
+        found = _UUID.search(path.name)
+        return (found.group(0) if found else path.stem), {}
+    first = jsonl.first_object(path)
+    shape = shape_of(first)
+    if shape is None or first is None:
+        return None
+    meta = first.get("payload", first) if shape == "envelope" else first
+    if shape == "envelope" and first.get("type") != "session_meta":
+        meta = {}
+    ident = meta.get("id") or meta.get("session_id")
+    if not ident:
+        found = _UUID.search(path.name)
+        ident = found.group(0) if found else path.stem
+    return str(ident), meta
+
+
+class CodexReader:
+    name = "codex"
+    label = "Codex CLI"
+
+    def default_dirs(self) -> list[Path]:
+        home = os.environ.get("CODEX_HOME")
+        return [Path(home).expanduser() / "sessions" if home else Path.home() / ".codex" / "sessions"]
+
+    def find(self, root: Path) -> Iterable[SessionSource]:
+        if root.is_file():
+            candidates = [root]
+        elif root.is_dir():
+            candidates = sorted(p for p in root.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+        else:
+            return []
+        heads: dict[Path, tuple[str, dict[str, Any]]] = {}
+        for path in candidates:
+            head = _head(path)
+            if head is not None:
+                heads[path] = head
+        # Union the ids of one family: same id (copies of one rollout), forks, subagents.
+        parent_of: dict[str, str] = {}
+        for ident, meta in heads.values():
+            link = meta.get("forked_from_id") or _parent_thread(meta)
+            if link and str(link) != ident:
+                parent_of[ident] = str(link)
+        known = {ident for ident, _ in heads.values()}
+
+        def top(ident: str) -> str:
+            seen = {ident}
+            while parent_of.get(ident) in known and parent_of[ident] not in seen:
+                ident = parent_of[ident]
+                seen.add(ident)
+            return ident
+
+        families: dict[str, list[Path]] = {}
+        for path, (ident, _) in heads.items():
+            families.setdefault(top(ident), []).append(path)
+        sources = []
+        for root_id, paths in families.items():
+            own = [p for p in paths if heads[p][0] == root_id]
+            main = max(own, key=lambda p: (p.stat().st_size, str(p)))
+            related = tuple(sorted(p for p in paths if p != main))
+            sources.append(SessionSource(self.name, main, root, related))
+        return sorted(sources, key=lambda s: str(s.path))
+
+    def read(self, source: SessionSource) -> list[Session]:
+        by_id: dict[str, tuple[Path, list[Record], list[Problem]]] = {}
+        notes: list[Problem] = []
+        for path in source.files:
+            problems: list[Problem] = []
+            label = source.label(path)
+            try:
+                records = load_records(path, label, problems)
+            except OSError as exc:
+                notes.append(Problem("bad_line", f"unreadable file ({exc})", label))
+                continue
+            ident = _ident(records, path)
+            if ident in by_id:
+                # A second file with the same thread id is an older copy of one rollout (Codex appends
+                # on resume); reading both would show every step twice, so the longer one wins.
+                kept, dropped = sorted([by_id[ident], (path, records, problems)], key=lambda e: len(e[1]), reverse=True)
+                notes.append(Problem("warning", f"same session as {source.label(kept[0])}, which holds more lines: not read again", source.label(dropped[0])))
+                by_id[ident] = kept
+            else:
+                by_id[ident] = (path, records, problems)
+        sessions: dict[str, Session] = {}
+        metas: dict[str, dict[str, Any]] = {}
+        spawned: dict[str, str] = {}  # child thread id -> parent id, from the parent's spawn events
+        for ident, (path, records, problems) in by_id.items():
+            meta = next((r.payload for r in records if r.kind == "session_meta"), {})
+            metas[ident] = meta
+            fork_of = meta.get("forked_from_id")
+            if fork_of:
+                records, note = _own_records(records, by_id.get(str(fork_of)))
+                if note:
+                    problems.append(Problem("warning", note, source.label(path)))
+            session = Session(ident, self.name, source=source.label(path))
+            builder = Builder(session, records, problems)
+            builder.build()
+            session.problems.extend(problems)
+            session.number_steps()
+            sessions[ident] = session
+            for child in builder.spawned.values():
+                spawned.setdefault(child, ident)
+        roots: list[Session] = []
+        for ident, session in sessions.items():
+            meta = metas[ident]
+            fork_of = meta.get("forked_from_id")
+            parent_id = str(fork_of) if fork_of else _parent_thread(meta) or spawned.get(ident)
+            if parent_id:
+                session.parent_id = parent_id
+                session.relation = "fork" if fork_of else "subagent"
+            parent = sessions.get(parent_id or "")
+            if parent is not None and parent is not session:
+                parent.children.append(session)
+            else:
+                roots.append(session)
+        if roots:
+            roots[0].problems[:0] = notes
+        return roots
+
+
+def _ident(records: list[Record], path: Path) -> str:
+    for record in records:
+        if record.kind == "session_meta":
+            ident = record.payload.get("id") or record.payload.get("session_id")
+            if ident:
+                return str(ident)
+            break
+    found = _UUID.search(path.name)
+    return found.group(0) if found else path.stem
+
+
+def _key(record: Record) -> str:
+    payload = {k: v for k, v in record.payload.items() if k != "_metadata"}
+    return record.kind + json.dumps(payload, sort_keys=True, default=str)
+
+
+def _own_records(records: list[Record], parent: tuple[Path, list[Record], list[Problem]] | None) -> tuple[list[Record], str | None]:
+    """A fork's file starts with its parent's history copied over: keep its meta and what follows."""
+    meta = [r for r in records[:1] if r.kind == "session_meta"]
+    rest = records[len(meta) :]
+    if parent is None:
+        return records, "forked from a session not found here: its copied history is shown too"
+    copied = {_key(r) for r in parent[1]}
+    start = 0
+    while start < len(rest) and (rest[start].kind == "session_meta" or _key(rest[start]) in copied):
+        start += 1
+    return meta + rest[start:], None
+
+
+READER = CodexReader()

@@ -1,0 +1,457 @@
+"""Codex records -> Steps: one assistant step per model response, outputs paired by call_id.
+
+The record stream (see codex_shapes) is walked once. Decisions that need the whole
+file (which texts are duplicated as events, which call failed once every end
+event is in) are made from a first pass and a final pass, never by position alone.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from ..model import Detail, Fact, Problem, Session, Step, TodoItem, ToolCall, Usage
+from .codex_outputs import OutputInfo, classify, command_text, end_duration, end_exit_code
+from .codex_patch import changes_from_event, parse_apply_patch, patch_in
+from .codex_shapes import Record
+from .timestamps import parse_time
+
+_CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
+# event_msg kinds that only restate what response items already hold, or are UI telemetry.
+_QUIET_EVENTS = frozenset(
+    {
+        "task_started", "task_complete", "turn_started", "turn_complete", "turn_diff", "web_search_begin",
+        "web_search_end", "collab_waiting_begin", "collab_waiting_end", "collab_agent_spawn_begin",
+        "exec_command_begin", "exec_command_output_delta", "patch_apply_begin", "mcp_tool_call_begin",
+        "mcp_tool_call_end", "context_compacted", "entered_review_mode", "exited_review_mode",
+        "agent_reasoning_section_break", "agent_reasoning_raw_content", "item_started", "plan_update",
+        "view_image_tool_call", "background_event", "shutdown_complete", "session_configured",
+        "get_history_entry_response", "undo_started", "undo_completed", "user_message_delta",
+        "agent_message_delta", "agent_reasoning_delta", "thread_name_updated", "raw_response_item",
+        "collab_close_end", "collab_interaction_end", "collab_resume_end",
+    }
+)
+_QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
+
+
+def _text_parts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)]
+
+
+def _is_context(text: str) -> bool:
+    return bool(_CONTEXT_TAG.match(text)) or text.lstrip().startswith("# AGENTS.md instructions")
+
+
+def _context_title(text: str, role: str) -> str:
+    if text.lstrip().startswith("# AGENTS.md"):
+        return "AGENTS.md"
+    match = _CONTEXT_TAG.match(text)
+    name = match.group(1).replace("_", " ") if match else f"{role} message"
+    return name if role == "user" else f"{role}: {name}"
+
+
+def _summary(payload: dict[str, Any]) -> list[str]:
+    texts = _text_parts(payload.get("summary"))
+    return texts or _text_parts(payload.get("content"))
+
+
+def _usage(raw: Any) -> Usage | None:
+    """Codex counts cached input inside input_tokens; the model keeps uncached input only."""
+    if not isinstance(raw, dict):
+        return None
+
+    def num(key: str) -> int:
+        value = raw.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    cached = num("cached_input_tokens") or num("cache_read_input_tokens")
+    written = num("cache_write_input_tokens")
+    return Usage(
+        input=max(0, num("input_tokens") - cached - written),
+        output=num("output_tokens"),
+        cache_read=cached,
+        cache_write_5m=written,
+        reasoning=num("reasoning_output_tokens"),
+    )
+
+
+class Builder:
+    def __init__(self, session: Session, records: list[Record], problems: list[Problem]) -> None:
+        self.s = session
+        self.records = records
+        self.problems = problems
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.cur: Step | None = None
+        self.cur_closed = False  # its usage came after its items: that response is over
+        self.cur_has_output = False  # a tool result came in: the next item is a new response
+        self.pending: Usage | None = None
+        self.prev_total: Any = None
+        self.response_ids: set[str] = set()
+        self.use_records = any(r.kind == "token_usage_record" for r in records)
+        self.calls: dict[str, ToolCall] = {}
+        self.call_step: dict[str, Step] = {}
+        self.patches: dict[str, str] = {}
+        self.outputs: dict[str, OutputInfo] = {}
+        self.ends: dict[str, dict[str, Any]] = {}
+        self.patch_ends: dict[str, dict[str, Any]] = {}
+        self.spawned: dict[str, str] = {}
+        self.meta: dict[str, Any] | None = None
+        self.meta_ids: list[str] = []
+        # Texts written both as response item and as event: the event is shown only when unmatched.
+        self.dup_user: Counter[str] = Counter()
+        self.dup_assistant: Counter[str] = Counter()
+        self.dup_reasoning: Counter[str] = Counter()
+        for record in records:
+            payload = record.payload
+            if record.kind != "response_item":
+                continue
+            if payload.get("type") == "message":
+                parts = _text_parts(payload.get("content"))
+                if payload.get("role") == "assistant":
+                    self.dup_assistant["\n\n".join(parts).strip()] += 1
+                elif payload.get("role") == "user":
+                    self.dup_user["\n\n".join(p for p in parts if not _is_context(p)).strip()] += 1
+            elif payload.get("type") == "reasoning":
+                for text in _summary(payload):
+                    self.dup_reasoning[text.strip()] += 1
+
+    # -- steps ---------------------------------------------------------------------------------
+    def _add(self, step: Step) -> Step:
+        self.s.steps.append(step)
+        self.cur = None
+        return step
+
+    def _assistant(self, record: Record) -> Step:
+        cur = self.cur
+        if cur is None or self.cur_closed or self.cur_has_output or (self.pending is not None and cur.usage is not None):
+            cur = Step("assistant", timestamp=record.timestamp, model=self.model)
+            self.s.steps.append(cur)
+            self.cur, self.cur_closed, self.cur_has_output = cur, False, False
+            if self.pending is not None:
+                cur.usage, self.pending = self.pending, None
+        return cur
+
+    def _stub(self, record: Record, what: str) -> None:
+        raw = json.dumps(record.payload, ensure_ascii=False, default=str)
+        self._add(Step("event", timestamp=record.timestamp, title=f"Unknown Codex {what}", collapsed=True, details=[Detail("raw line", raw, "json")]))
+        self.problems.append(Problem("unknown_event", f"unknown Codex {what}, shown as a stub", record.label, record.line))
+
+    def _use(self, usage: Usage | None) -> None:
+        if usage is None:
+            return
+        if self.cur is not None and self.cur.usage is None:
+            self.cur.usage, self.cur_closed = usage, True
+        else:
+            self.pending = usage if self.pending is None else self.pending + usage
+
+    # -- walk ----------------------------------------------------------------------------------
+    def build(self) -> None:
+        for record in self.records:
+            handler = getattr(self, f"_on_{record.kind}", None)
+            if handler is None:
+                self._stub(record, f"line kind {record.kind!r}")
+            else:
+                handler(record)
+        if self.pending is not None:
+            # Usage whose response left no items: keep it counted on the last response.
+            last = next((st for st in reversed(self.s.steps) if st.kind == "assistant"), None)
+            if last is None:
+                last = Step("event", title="Token usage without a recorded response", collapsed=True)
+                self.s.steps.append(last)
+            last.usage = self.pending if last.usage is None else last.usage + self.pending
+        self._finish_calls()
+        stamps = [r.timestamp for r in self.records if r.timestamp]
+        if stamps:
+            self.s.ended_at = max(stamps)
+            self.s.started_at = self.s.started_at or min(stamps)
+
+    def _on_session_meta(self, record: Record) -> None:
+        payload = record.payload
+        ident = str(payload.get("id") or payload.get("session_id") or "")
+        self.meta_ids.append(ident)
+        if self.meta is not None:
+            return  # a fork repeats its parent's meta; a resume may repeat its own
+        self.meta = payload
+        self.s.started_at = parse_time(payload.get("timestamp")) or record.timestamp
+        self.cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+        self.s.cwd = self.cwd
+        self.s.agent_version = payload.get("cli_version") or payload.get("version")
+        git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+        self.s.git_branch = git.get("branch")
+        self.s.git_commit = git.get("commit_hash")
+        if isinstance(payload.get("model"), str):
+            self.model = payload["model"]
+        for key in ("originator", "model_provider"):
+            if isinstance(payload.get(key), str):
+                self.s.facts.append(Fact(key.replace("_", " "), payload[key]))
+        source = payload.get("source")
+        if isinstance(source, str):
+            self.s.facts.append(Fact("source", source))
+        elif isinstance(source, dict):
+            self.s.facts.append(Fact("source", next(iter(source), "?")))
+
+    def _on_turn_context(self, record: Record) -> None:
+        if isinstance(record.payload.get("model"), str):
+            self.model = record.payload["model"]
+
+    def _on_world_state(self, record: Record) -> None:
+        raw = json.dumps(record.payload.get("state", record.payload), ensure_ascii=False, indent=1, default=str)
+        self._add(Step("context", timestamp=record.timestamp, title="world state", collapsed=True, details=[Detail("state", raw, "json")]))
+
+    def _on_compacted(self, record: Record) -> None:
+        text = record.payload.get("message") if isinstance(record.payload.get("message"), str) else ""
+        self._add(Step("event", timestamp=record.timestamp, title="Context compacted", text=text, collapsed=True))
+
+    def _on_token_usage_record(self, record: Record) -> None:
+        key = str(record.payload.get("response_id") or record.line)
+        if key in self.response_ids:
+            return
+        self.response_ids.add(key)
+        self._use(_usage(record.payload.get("usage")))
+
+    # -- response items ------------------------------------------------------------------------
+    def _on_response_item(self, record: Record) -> None:
+        payload = record.payload
+        kind = payload.get("type")
+        if kind == "message":
+            self._message(record)
+        elif kind == "reasoning":
+            texts = [t for t in _summary(payload) if t.strip()]
+            if texts:
+                step = self._assistant(record)
+                step.thinking = "\n\n".join(filter(None, [step.thinking, *texts]))
+            else:
+                self._assistant(record)  # encrypted only: still the start of a response
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            self._call(record)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self._output(record)
+        elif kind in ("compaction", "compaction_summary"):
+            self._add(Step("event", timestamp=record.timestamp, title="Context compacted", collapsed=True))
+        elif kind in _QUIET_ITEMS:
+            return
+        else:
+            self._stub(record, f"response item {kind!r}")
+
+    def _message(self, record: Record) -> None:
+        payload = record.payload
+        role = payload.get("role") or "user"
+        parts = _text_parts(payload.get("content"))
+        images = classify(payload.get("content")).images if isinstance(payload.get("content"), list) else []
+        if role == "assistant":
+            step = self._assistant(record)
+            text = "\n\n".join(parts)
+            step.text = f"{step.text}\n\n{text}" if step.text else text
+            step.images.extend(images)
+            return
+        if role != "user":
+            body = "\n\n".join(parts)
+            self._add(Step("context", timestamp=record.timestamp, title=_context_title(parts[0] if parts else "", role), text=body, collapsed=True))
+            return
+        context = [p for p in parts if _is_context(p)]
+        for part in context:
+            self._add(Step("context", timestamp=record.timestamp, title=_context_title(part, "user"), text=part, collapsed=True))
+        prompt = "\n\n".join(p for p in parts if not _is_context(p))
+        if prompt.strip() or images:
+            self._add(Step("user", timestamp=record.timestamp, text=prompt, images=images))
+            self.s.title = self.s.title or prompt.strip().splitlines()[0][:120] if prompt.strip() else self.s.title
+
+    def _call(self, record: Record) -> None:
+        payload = record.payload
+        kind = payload["type"]
+        step = self._assistant(record)
+        call_id = payload.get("call_id") or payload.get("id")
+        call = ToolCall(name=str(payload.get("name") or kind.removesuffix("_call")), id=call_id)
+        patch: str | None = None
+        if kind == "function_call":
+            raw = payload.get("arguments")
+            try:
+                args = json.loads(raw) if isinstance(raw, str) else raw
+            except ValueError:
+                args = raw
+            call.arguments = args if isinstance(args, (dict, str)) else raw
+            if isinstance(args, dict):
+                command = args.get("cmd") if call.name == "exec_command" else args.get("command")
+                call.code = command_text(command) if call.name != "apply_patch" else None
+                if call.name == "apply_patch":
+                    patch = patch_in(args.get("input") or args.get("patch"))
+                elif call.name == "update_plan" and isinstance(args.get("plan"), list):
+                    call.todos = [
+                        TodoItem(str(item.get("step", "")), str(item.get("status", "pending")))
+                        for item in args["plan"]
+                        if isinstance(item, dict)
+                    ]
+            elif call.name == "apply_patch":
+                patch = patch_in(raw if isinstance(raw, str) else None)
+        elif kind == "custom_tool_call":
+            call.arguments = payload.get("input")
+            if call.name == "apply_patch":
+                patch = patch_in(payload.get("input"))
+        elif kind == "local_shell_call":
+            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            call.name, call.arguments, call.code = "local_shell", action, command_text(action.get("command"))
+        else:  # web_search_call: the result goes straight back to the model, never into the log
+            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            call.name, call.arguments = "web_search", action
+            call.output = action.get("query") if isinstance(action.get("query"), str) else None
+            call.is_error = payload.get("status") == "failed"
+        if call.code:
+            call.language = "bash"
+            patch = patch or patch_in(call.code)
+        step.tool_calls.append(call)
+        if call_id and kind != "web_search_call":
+            self.calls[call_id] = call
+            self.call_step[call_id] = step
+            if patch:
+                self.patches[call_id] = patch
+
+    def _output(self, record: Record) -> None:
+        payload = record.payload
+        call_id = payload.get("call_id")
+        if call_id not in self.calls:
+            step = self._assistant(record)
+            orphan = ToolCall(name="(unknown call)", id=call_id, orphan=True)
+            step.tool_calls.append(orphan)
+            self.calls[call_id or f"orphan:{record.line}"] = orphan
+            self.call_step[call_id or f"orphan:{record.line}"] = step
+        self.outputs[call_id] = classify(payload.get("output"), bool(payload.get("_is_error")))
+        self.cur_has_output = True
+
+    # -- events --------------------------------------------------------------------------------
+    def _on_event_msg(self, record: Record) -> None:
+        payload = record.payload
+        kind = payload.get("type")
+        if kind == "user_message":
+            text = str(payload.get("message") or "")
+            if self.dup_user[text.strip()] > 0:
+                self.dup_user[text.strip()] -= 1
+            elif text.strip():
+                self._add(Step("user", timestamp=record.timestamp, text=text))
+                self.s.title = self.s.title or text.strip().splitlines()[0][:120]
+        elif kind == "agent_message":
+            text = str(payload.get("message") or "")
+            if self.dup_assistant[text.strip()] > 0:
+                self.dup_assistant[text.strip()] -= 1
+            elif text.strip():
+                step = self._assistant(record)
+                step.text = f"{step.text}\n\n{text}" if step.text else text
+        elif kind == "agent_reasoning":
+            text = str(payload.get("text") or "")
+            if self.dup_reasoning[text.strip()] > 0:
+                self.dup_reasoning[text.strip()] -= 1
+            elif text.strip():
+                step = self._assistant(record)
+                step.thinking = f"{step.thinking}\n\n{text}" if step.thinking else text
+        elif kind == "token_count":
+            self._token_count(payload)
+        elif kind == "exec_command_end":
+            self.ends[str(payload.get("call_id"))] = payload
+        elif kind == "patch_apply_end":
+            self.patch_ends[str(payload.get("call_id"))] = payload
+        elif kind == "item_completed":
+            item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+            if item.get("type") == "CommandExecution":
+                self.ends[str(item.get("id"))] = item
+            elif item.get("type") == "FileChange":
+                self.patch_ends[str(item.get("id"))] = {**item, "success": item.get("status") != "failed"}
+        elif kind == "collab_agent_spawn_end":
+            if payload.get("new_thread_id"):
+                self.spawned[str(payload.get("call_id"))] = str(payload["new_thread_id"])
+            self.ends.setdefault(str(payload.get("call_id")), {})
+        elif kind == "thread_settings_applied":
+            settings = payload.get("thread_settings") if isinstance(payload.get("thread_settings"), dict) else {}
+            if isinstance(settings.get("model"), str):
+                self.model = settings["model"]
+        elif kind == "error":
+            message = str(payload.get("message") or "error")
+            self._add(Step("event", timestamp=record.timestamp, title="Error", error=message))
+        elif kind == "turn_aborted":
+            reason = str(payload.get("reason") or "aborted")
+            self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
+        elif kind in _QUIET_EVENTS:
+            if kind == "collab_waiting_end" and payload.get("call_id"):
+                self.ends.setdefault(str(payload["call_id"]), {})
+        else:
+            self._stub(record, f"event {kind!r}")
+
+    def _token_count(self, payload: dict[str, Any]) -> None:
+        info = payload.get("info")
+        if self.use_records or not isinstance(info, dict):
+            return  # token_usage_record lines carry the same responses with ids; null info = no response yet
+        total = info.get("total_token_usage")
+        if total is not None and total == self.prev_total:
+            return  # the same event re-emitted (Codex repeats it after each turn_context)
+        self.prev_total = total
+        self._use(_usage(info.get("last_token_usage") or total))
+
+    # -- final pass ----------------------------------------------------------------------------
+    def _finish_calls(self) -> None:
+        processes: dict[str, str] = {}
+        stdin_calls = []
+        for call_id, call in self.calls.items():
+            if call.name == "write_stdin":
+                stdin_calls.append((call_id, call))
+                continue
+            info = self._apply_output(call_id, call)
+            if info and info.running_session:
+                processes[info.running_session] = call_id
+            end = self.ends.get(call_id)
+            if end:
+                process = end.get("process_id")
+                if process is not None:
+                    processes.setdefault(str(process), call_id)
+                code = end_exit_code(end)
+                if code is not None:
+                    # The process's final code; a `Process running…` output had none to give.
+                    call.exit_code, call.is_error = code, code != 0
+                if call.output is None and isinstance(end.get("aggregated_output"), str):
+                    call.output = end["aggregated_output"]
+                call.duration_s = call.duration_s or end_duration(end.get("duration"))
+            self._apply_patch(call_id, call)
+            child = self.spawned.get(call_id)
+            if child:
+                call.child_session_id = child
+                self.call_step[call_id].child_session_ids.append(child)
+            if info is None and end is None and call_id not in self.patch_ends and not call.orphan:
+                call.missing_result = True
+        for call_id, call in stdin_calls:
+            info = self._apply_output(call_id, call)
+            if info is None:
+                call.missing_result = True
+                continue
+            # `Process exited with code N` here reports the polled process, not this call: the failure
+            # belongs to the exec_command that started it (once), unless its end event already said so.
+            call.exit_code, call.is_error = None, info.is_error and info.exit_code is None
+            args = call.arguments if isinstance(call.arguments, dict) else {}
+            origin = self.calls.get(processes.get(str(args.get("session_id")), ""))
+            if origin is not None and info.exit_code is not None and origin.exit_code is None:
+                origin.exit_code, origin.is_error = info.exit_code, info.exit_code != 0
+
+    def _apply_output(self, call_id: str, call: ToolCall) -> OutputInfo | None:
+        info = self.outputs.get(call_id)
+        if info is None:
+            return None
+        call.output = info.text
+        call.exit_code = info.exit_code
+        call.is_error = call.is_error or info.is_error
+        call.duration_s = info.duration_s
+        call.images.extend(info.images)
+        return info
+
+    def _apply_patch(self, call_id: str, call: ToolCall) -> None:
+        end = self.patch_ends.get(call_id)
+        if end is not None:
+            if end.get("success") is False:
+                call.is_error = True
+            if call.output is None:
+                call.output = "\n".join(s for s in (end.get("stdout"), end.get("stderr")) if isinstance(s, str) and s)
+            call.changes = changes_from_event(end.get("changes"), self.cwd)
+        if not call.changes and call_id in self.patches:
+            # One set of changes per call: the structured event when persisted, else the patch text.
+            call.changes = parse_apply_patch(self.patches[call_id], self.cwd)

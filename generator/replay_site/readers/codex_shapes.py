@@ -1,0 +1,186 @@
+"""Codex line shapes -> one envelope-shaped record stream.
+
+Codex has written four on-disk generations (TS single JSON, pre-envelope JSONL,
+the `{timestamp,type,payload}` envelope, the newest envelope with `ordinal`/
+`metadata`), and other viewers document a fifth "simplified" shape. Everything
+downstream only ever sees `Record(kind, payload)` in envelope terms, so the step
+builder has one code path and a new generation means one more branch here.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..model import Problem
+from . import jsonl
+from .timestamps import parse_time
+
+ENVELOPE_KINDS = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
+)
+# Bare ResponseItem types (pre-envelope files and TS `items`): what the model saw and produced.
+ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "tool_search_output",
+        "image_generation_call",
+        "compaction",
+        "compaction_summary",
+        "ghost_snapshot",
+    }
+)
+
+
+@dataclass
+class Record:
+    kind: str  # an envelope kind, or the raw `type` of a line nobody knows
+    payload: dict[str, Any]
+    line: int | None
+    timestamp: datetime | None
+    label: str  # the file's name as warnings print it
+
+
+def shape_of(first: dict[str, Any] | None) -> str | None:
+    """Which Codex shape a file is, from its first object line; None when it is not Codex.
+
+    Deliberately narrow so we never claim another format: Claude lines carry
+    `sessionId`/`uuid` with user/assistant types, rlm lines `event_type` or
+    step/final, gptme lines `role`, Glue lines glue event types.
+    """
+    if not isinstance(first, dict):
+        return None
+    kind = first.get("type")
+    if kind in ENVELOPE_KINDS and isinstance(first.get("payload"), dict):
+        return "envelope"
+    if "event_type" in first or "sessionId" in first or "uuid" in first or "role" in first:
+        return None
+    if kind is None and "id" in first and "timestamp" in first and ("instructions" in first or "git" in first):
+        return "pre_envelope"
+    if kind == "session" and "payload" not in first:
+        return "simplified"
+    if kind == "message" and "created_at" in first and isinstance(first.get("content"), list):
+        return "simplified"
+    return None
+
+
+def sniff_ts_json(path: Path) -> bool:
+    """A TS-era rollout is one pretty JSON object with `session` and `items`: peek at its head only."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    text = head.lstrip()
+    return text.startswith(b"{") and b'"session"' in head and (b'"items"' in head or len(head) == 4096)
+
+
+def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record]:
+    """Every line (or TS item) of one file as envelope records; bad lines become Problems."""
+    if path.suffix == ".json":
+        return _ts_records(path, label, problems)
+    records: list[Record] = []
+    shape: str | None = None
+    for number, obj in jsonl.iter_objects(path, problems, label):
+        if shape is None:
+            shape = shape_of(obj) or "envelope"
+        records.extend(_normalise(obj, number, shape, label))
+    return records
+
+
+def _normalise(obj: dict[str, Any], number: int, shape: str, label: str) -> list[Record]:
+    kind = obj.get("type")
+    stamp = parse_time(obj.get("timestamp"))
+    if isinstance(obj.get("payload"), dict) and isinstance(kind, str):
+        payload = dict(obj["payload"])
+        if isinstance(obj.get("metadata"), dict):
+            # Newest files put history bookkeeping beside the payload; keep it reachable, never needed.
+            payload.setdefault("_metadata", obj["metadata"])
+        return [Record(kind, payload, number, stamp, label)]
+    if "record_type" in obj:
+        return []  # pre-envelope `{"record_type":"state"}` markers carry nothing to show
+    if shape == "simplified":
+        return _simplified(obj, number, label)
+    if kind is None and "id" in obj and "timestamp" in obj:
+        return [Record("session_meta", obj, number, stamp, label)]
+    if kind in ITEM_TYPES:
+        return [Record("response_item", obj, number, stamp, label)]
+    return [Record(str(kind) if kind else "(no type)", obj, number, stamp, label)]
+
+
+def _ts_records(path: Path, label: str, problems: list[Problem]) -> list[Record]:
+    whole = jsonl.load_json(path, problems, label)
+    if whole is None:
+        return []
+    session = whole.get("session") if isinstance(whole.get("session"), dict) else {}
+    stamp = parse_time(session.get("timestamp"))
+    records = [Record("session_meta", dict(session), None, stamp, label)]
+    items = whole.get("items") if isinstance(whole.get("items"), list) else []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            problems.append(Problem("bad_line", f"items[{index}] is not an object, skipped", label))
+            continue
+        kind = "response_item" if item.get("type") in ITEM_TYPES else str(item.get("type"))
+        records.append(Record(kind, item, None, None, label))
+    return records
+
+
+def _simplified(obj: dict[str, Any], number: int, label: str) -> list[Record]:
+    """The design-doc shape: split one message into the response items Codex would have written."""
+    stamp = parse_time(obj.get("created_at") or obj.get("timestamp"))
+    kind = obj.get("type")
+    if kind == "session":
+        return [Record("session_meta", obj, number, stamp, label)]
+    if kind != "message":
+        return [Record(str(kind), obj, number, stamp, label)]
+    role = obj.get("role") or "user"
+    out: list[Record] = []
+
+    def item(payload: dict[str, Any]) -> None:
+        out.append(Record("response_item", payload, number, stamp, label))
+
+    texts: list[dict[str, Any]] = []
+    for part in obj.get("content") if isinstance(obj.get("content"), list) else []:
+        if not isinstance(part, dict):
+            continue
+        ptype = part.get("type")
+        if ptype in ("input_text", "output_text", "text"):
+            texts.append({"type": ptype, "text": part.get("text", "")})
+        elif ptype == "thinking":
+            text = part.get("thinking") or part.get("text") or ""
+            item({"type": "reasoning", "summary": [{"type": "summary_text", "text": text}]})
+        elif ptype == "tool_use":
+            args = part.get("input", part.get("arguments"))
+            item(
+                {
+                    "type": "function_call",
+                    "name": part.get("name") or "tool",
+                    "arguments": args if isinstance(args, str) else json.dumps(args),
+                    "call_id": part.get("id") or part.get("call_id"),
+                }
+            )
+        elif ptype == "tool_result":
+            item(
+                {
+                    "type": "function_call_output",
+                    "call_id": part.get("tool_use_id") or part.get("call_id"),
+                    "output": part.get("content", part.get("output", "")),
+                    "_is_error": bool(part.get("is_error")),
+                }
+            )
+    if texts:
+        out.insert(0, Record("response_item", {"type": "message", "role": role, "content": texts}, number, stamp, label))
+    if isinstance(obj.get("usage"), dict):
+        # No response id in this shape: the line number makes each usage count exactly once.
+        out.append(Record("token_usage_record", {"usage": obj["usage"], "response_id": f"{label}:{number}"}, number, stamp, label))
+    return out
