@@ -19,6 +19,7 @@ from ..model import Session
 BUILTIN = {
     "glue": "replay_site.readers.glue:READER",
     "gptme": "replay_site.readers.gptme:READER",
+    "codex": "replay_site.readers.codex:READER",
     "rlm": "replay_site.readers.rlm:READER",
     "claude": "replay_site.readers.claude:READER",
 }
