@@ -171,7 +171,7 @@ def _read(source: SessionSource) -> Session:
             moment = (moment - (offset or timedelta(0))).replace(tzinfo=timezone.utc)
         return moment
 
-    root = StepBuilder(session, model)
+    root = StepBuilder(session, model, source.label(conversation))
     _Subagents(session, root, model).feed(rows, clock)
 
     session.title = _str(meta, "title") or root.latest_title or _first_line(session)
@@ -186,18 +186,22 @@ def _read(source: SessionSource) -> Session:
     session.status = status
     if naive_seen:
         how = f"with UTC offset {offset} taken from meta.json start_time" if offset is not None else "as UTC (offset unknown)"
-        session.warn("warning", f"local-time timestamps without an offset (early Glue builds) were read {how}")
-    _meta_facts(session, meta)
+        root.warn("warning", f"local-time timestamps without an offset (early Glue builds) were read {how}", None)
+    _meta_facts(session, meta, source.label(meta_path) if meta_path else "meta.json")
     return session
 
 
 def _first_line(session: Session) -> str:
-    text = next((s.text for s in session.steps if s.kind == "user" and s.text.strip()), "")
+    return _short(next((s.text for s in session.steps if s.kind == "user" and s.text.strip()), ""))
+
+
+def _short(text: str) -> str:
+    """A one-line title from a prompt: its first line, cut at 80 characters."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= 80 else line[:79] + "…"
 
 
-def _meta_facts(session: Session, meta: dict[str, Any]) -> None:
+def _meta_facts(session: Session, meta: dict[str, Any], label: str) -> None:
     for key, label in META_FACTS:
         if value := _str(meta, key):
             session.facts.append(Fact(label, value))
@@ -208,7 +212,8 @@ def _meta_facts(session: Session, meta: dict[str, Any]) -> None:
         session.facts.append(Fact("Tokens (meta.json)", str(recorded)))
         counted = session.usage_with_children.total
         if counted != recorded:
-            session.warn("warning", f"meta.json token_count {recorded} differs from the {counted} tokens of the usage rows")
+            message = f"token_count {recorded} differs from the {counted} tokens of the usage rows"
+            session.problems.append(Problem("warning", message, label))
 
 
 class _Subagents:
@@ -259,7 +264,7 @@ class _Subagents:
         child = Session(
             id=f"{self.session.id}:sub:{subagent_id}",
             format="glue",
-            title=_str(row, "task") or f"Subagent {subagent_id}",
+            title=_short(_str(row, "task") or "") or f"Subagent {subagent_id}",
             source=self.session.source,
             cwd=self.session.cwd,
             started_at=ts,
@@ -268,10 +273,10 @@ class _Subagents:
             relation="subagent",
         )
         if row.get("type") != "subagent_spawned":
-            self.session.warn("warning", f"subagent {subagent_id!r} has events before its subagent_spawned row", line)
+            self.root.warn("warning", f"subagent {subagent_id!r} has events before its subagent_spawned row", line)
         parent.session.children.append(child)
         parent.link_child(child.id)
-        builder = self.children[subagent_id] = StepBuilder(child, model)
+        builder = self.children[subagent_id] = StepBuilder(child, model, self.root.label)
         return builder
 
     def _spawn(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
@@ -280,7 +285,6 @@ class _Subagents:
         task = _str(row, "task") or ""
         builder.handle("user_message", {"text": task}, ts, line)  # the task is the subagent's prompt
         child = builder.session
-        child.title = (task.strip().splitlines() or [child.title])[0][:80]
         for key, label in (("depth", "Depth"), ("index", "Index"), ("total", "Parallel subagents")):
             if isinstance(row.get(key), int):
                 child.facts.append(Fact(label, str(row[key])))
@@ -326,7 +330,7 @@ class _Subagents:
             elif total and (total.input, total.output, total.cache_read, total.cache_write) != (
                 (u := child.usage).input, u.output, u.cache_read, u.cache_write
             ):
-                child.warn("warning", f"subagent_usage total {total.total} differs from its usage events ({u.total})")
+                builder.warn("warning", f"subagent_usage total {total.total} differs from its usage events ({u.total})", None)
             builder.finish()
         self.root.finish()
 

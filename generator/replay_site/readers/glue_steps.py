@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ..diffs import change_from_texts
-from ..model import Detail, Session, Step, ToolCall, Usage
+from ..model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
 
 # `status` values that mean the tool did not do its job. Glue writes "failed"
 # for denials too; the schema's "denied"/"cancelled" are read the same way.
@@ -94,8 +94,9 @@ def apply_result(call: ToolCall, row: dict[str, Any]) -> None:
 class StepBuilder:
     """Turns one session's rows, in file order, into its steps."""
 
-    def __init__(self, session: Session, default_model: str | None) -> None:
+    def __init__(self, session: Session, default_model: str | None, label: str) -> None:
         self.session = session
+        self.label = label  # the conversation file, as problems name it
         self.default_model = default_model
         self.current: Step | None = None
         self.open = False  # whether the current assistant step still takes rows
@@ -129,6 +130,9 @@ class StepBuilder:
         self.request = self.request or request
         return self.current
 
+    def warn(self, kind: ProblemKind, message: str, line: int | None) -> None:
+        self.session.problems.append(Problem(kind, message, self.label, line))
+
     def close(self) -> None:
         self.open = False
 
@@ -139,13 +143,13 @@ class StepBuilder:
         """A row this reader does not know: kept as a visible stub, never dropped."""
         raw = orjson.dumps(row, option=orjson.OPT_INDENT_2).decode()
         self.event(f"Unknown event: {kind}", ts, details=[Detail("Raw event", raw, "json")], collapsed=True)
-        self.session.warn("unknown_event", f"unknown event type {kind!r}, kept as a stub step", line)
+        self.warn("unknown_event", f"unknown event type {kind!r}, kept as a stub step", line)
 
     # -- rows shared by the top level and subagent inner events -----------
     def handle(self, kind: str, row: dict[str, Any], ts: datetime | None, line: int) -> bool:
         """Apply one row; False when `kind` is not a type this builder knows."""
         if kind == "user_message":
-            self.close()
+            self.current, self.open = None, False
             self._append(Step("user", timestamp=ts, text=_text(row.get("text"))))
         elif kind == "assistant_message":
             step = self._assistant(ts, row.get("request_id"), row.get("model_ref"))
@@ -215,17 +219,18 @@ class StepBuilder:
         self.call_step[id(call)] = step
         if call_id is not None:
             if call_id in self.calls:
-                self.session.warn("warning", f"tool call id {call_id!r} used twice; results pair with the later call", line)
+                self.warn("warning", f"tool call id {call_id!r} used twice; results pair with the later call", line)
             self.calls[call_id] = call
 
     def _tool_result(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
         call_id = row.get("call_id") if isinstance(row.get("call_id"), str) else None
         call = self.calls.get(call_id) if call_id is not None else None
         if call is None or id(call) in self.answered:
-            # A result with no call to answer: shown as an orphan, not dropped.
+            # A result with no call to answer: shown as an orphan, not dropped,
+            # beside the other results of the response it came with.
             call = ToolCall(name="(unknown tool)", id=call_id, orphan=True)
-            self._assistant(ts, None, None).tool_calls.append(call)
-            self.session.warn("warning", f"tool_result for unknown call id {call_id!r}", line)
+            (self.current or self._assistant(ts, None, None)).tool_calls.append(call)
+            self.warn("warning", f"tool_result for unknown call id {call_id!r}", line)
         apply_result(call, row)
         self.answered.add(id(call))
         # Results end a model response: the next assistant row is a new step.
