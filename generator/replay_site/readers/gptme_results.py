@@ -54,7 +54,10 @@ class ResultInfo:
     exit_code: int | None = None
 
 
-_SHELL = re.compile(r"^(?:Ran (?:allowlisted )?command|Command timed out[^:\n]*|Command interrupted):[ \t]*(?:`(.*)`|\n```\w*\n(.*?)\n```)", re.DOTALL)
+_SHELL_HEADER = r"^(?:Ran (?:allowlisted )?command|Command timed out[^:\n]*|Command interrupted):"
+# The command sits in backticks on the header line, or (multi-line) in a ```bash block below it.
+_SHELL = re.compile(_SHELL_HEADER + r"[ \t]*`(.*)`[ \t]*$", re.MULTILINE)
+_SHELL_BLOCK = re.compile(_SHELL_HEADER + r"[ \t]*\n```\w*\n(.*?)\n```", re.DOTALL)
 _SAVED = re.compile(r"^Saved to (.+?)(?: \(overwritten\))?(?: \(created missing folder\))?$", re.MULTILINE)
 _APPENDED = re.compile(r"^Appended to (.+?)$", re.MULTILINE)
 _PATCHED = re.compile(r"^Patch successfully applied to `(.+?)`")
@@ -70,8 +73,8 @@ _ERROR_PREFIXES = (
 def classify(content: str, metadata: Any) -> ResultInfo:
     text = content.lstrip()
     info = ResultInfo()
-    if match := _SHELL.match(text):
-        info.tool, info.key = "shell", (match.group(1) if match.group(1) is not None else match.group(2))
+    if match := _SHELL.match(text) or _SHELL_BLOCK.match(text):
+        info.tool, info.key = "shell", match.group(1)
     elif match := _SAVED.match(text):
         info.tool, info.key = "save", match.group(1)
     elif match := _APPENDED.match(text):
