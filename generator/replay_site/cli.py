@@ -6,9 +6,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from . import site
+import json
+
+from . import catalog, site, terminal
 from .costs import PriceFileError, load_price_overrides
 from .discover import DiscoveryError
+from .model import Problem
 from .readers import registry
 
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True, add_completion=False)
@@ -97,3 +100,69 @@ def formats() -> None:
     for name, reader in sorted(registry().items()):
         folders = ", ".join(str(p) for p in reader.default_dirs()) or "-"
         typer.echo(f"{name:8} {reader.label:20} {folders}")
+
+
+def _load_prices(prices: Path | None):
+    return load_price_overrides(prices) if prices else None
+
+
+@app.command("list")
+def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
+    """Print a table of sessions: id, start, agent, steps, cost, errors."""
+    from rich.console import Console
+    from rich.table import Table
+
+    try:
+        found = list(catalog.iter_sessions(_roots(sources, format_name, True), format_name, _load_prices(prices)))
+    except (DiscoveryError, PriceFileError) as exc:
+        raise _fail(str(exc)) from None
+    table = Table("id", "start", "agent", "steps", "cost", "errors", "duration")
+    for row in terminal.session_rows(found):
+        table.add_row(*row)
+    Console(width=200).print(table)
+
+
+@app.command()
+def show(
+    session: Annotated[Optional[str], typer.Argument(help="A log path or a session id (or unique id prefix).", show_default=False)] = None,
+    last: Annotated[bool, typer.Option("--last", help="Show the most recently started session.")] = False,
+    sources: Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).")] = None,
+    max_prose: Annotated[int, typer.Option("--max-prose", help="Characters of prose shown per step.")] = 400,
+    max_output: Annotated[int, typer.Option("--max-output", help="Characters of each tool output shown.")] = 300,
+    format_name: FormatOpt = "auto",
+    prices: PricesOpt = None,
+) -> None:
+    """Print one session's timeline in the terminal, one block per step."""
+    if not session and not last:
+        raise _fail("name a SESSION (path or id) or pass --last")
+    try:
+        found = catalog.load_session(None if last else session, _roots(sources, format_name, True), format_name, _load_prices(prices))
+    except (DiscoveryError, PriceFileError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(terminal.timeline(found, max_prose, max_output), nl=False)
+
+
+@app.command()
+def check(
+    sources: SourcesArg = None,
+    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Budget in USD per session (subagents included).")] = None,
+    max_errors: Annotated[Optional[int], typer.Option("--max-errors", help="Most errors allowed per session.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    format_name: FormatOpt = "auto",
+    prices: PricesOpt = None,
+) -> None:
+    """Exit 1 and name the sessions over budget (cost or errors), for CI and audits."""
+    problems: list[Problem] = []
+    try:
+        found = list(catalog.iter_sessions(_roots(sources, format_name, True), format_name, _load_prices(prices), problems))
+    except (DiscoveryError, PriceFileError) as exc:
+        raise _fail(str(exc)) from None
+    breaches = terminal.budget_breaches(found, max_cost, max_errors)
+    if as_json:
+        typer.echo(json.dumps({"checked": len(found), "over_budget": [b.as_dict() for b in breaches]}, indent=2, ensure_ascii=False))
+    else:
+        for breach in breaches:
+            typer.echo(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+        typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
+    if breaches:
+        raise typer.Exit(1)

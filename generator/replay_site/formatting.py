@@ -45,7 +45,8 @@ def cost_total(total: CostTotal) -> str:
         return "unknown" if total.unpriced_steps else "—"
     text = money(total.usd)
     if total.is_lower_bound:
-        return f"≥ {text}, {total.unpriced_steps} steps unpriced"
+        steps = "step" if total.unpriced_steps == 1 else "steps"
+        return f"≥ {text}, {total.unpriced_steps} {steps} unpriced"
     return ("≈ " if total.source == "estimate" else "") + text
 
 

@@ -1,0 +1,87 @@
+"""Plain-text views of the model for the terminal: the timeline, the session list, budgets."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .formatting import cost_total, duration, money, when
+from .model import CostTotal, Session, Step
+
+
+def _cut(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit].rstrip() + f"… [{len(text) - limit} more characters]"
+
+
+def _step_cost(step: Step) -> str:
+    if step.cost is None:
+        return "-"
+    prefix = "≈" if step.cost.source == "estimate" else ""
+    return prefix + money(step.cost.usd)
+
+
+def timeline(session: Session, max_prose: int = 400, max_output: int = 300) -> str:
+    """One block per step, like `[Step 3 / 2026-06-21 00:45:06 / model / $0.0073]`."""
+    lines = [f"Session timeline — {len(session.steps)} steps, total cost: {cost_total(session.cost)}",
+             f"{session.title or session.id} ({session.format}, {session.source})", ""]
+    for step in session.steps:
+        stamp = when(step.timestamp, session.local_time) if step.timestamp else "-"
+        lines.append(f"[Step {step.number} / {stamp} / {step.model or step.kind} / {_step_cost(step)}]")
+        if step.title:
+            lines.append(f"  {step.title}")
+        if step.text and not step.collapsed:
+            lines.extend("  " + line for line in _cut(step.text, max_prose).splitlines())
+        if step.error:
+            lines.append("  ✗ error: " + _cut(step.error, max_output).replace("\n", "\n    "))
+        for call in step.tool_calls:
+            mark = "✗" if call.is_error else "✓"
+            head = (call.code or (str(call.arguments) if call.arguments else "")).strip().splitlines()
+            exit_code = f" (exit {call.exit_code})" if call.exit_code is not None else ""
+            lines.append(f"  {mark} {call.name}{exit_code}: {head[0] if head else ''}"[:200])
+            if call.output:
+                lines.extend("      " + line for line in _cut(call.output, max_output).splitlines())
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+@dataclass
+class BudgetBreach:
+    session: Session
+    cost: CostTotal
+    errors: int
+    reasons: list[str]
+
+    def as_dict(self) -> dict:
+        return {
+            "id": self.session.id,
+            "title": self.session.title,
+            "source": self.session.source,
+            "cost_usd": round(self.cost.usd, 6) if self.cost.priced_steps else None,
+            "cost_is_lower_bound": self.cost.is_lower_bound,
+            "errors": self.errors,
+            "reasons": self.reasons,
+        }
+
+
+def budget_breaches(sessions: list[Session], max_cost: float | None, max_errors: int | None) -> list[BudgetBreach]:
+    """Top-level sessions over budget, each judged with its subagents rolled up once."""
+    breaches = []
+    for session in sessions:
+        if session.parent_id and session.relation == "subagent":
+            continue  # judged as part of its parent
+        cost = session.cost_with_children
+        errors = session.error_count + sum(c.error_count for c in session.rolled_up_children())
+        reasons = []
+        if max_cost is not None and cost.usd > max_cost:
+            reasons.append(f"cost {cost_total(cost)} > {money(max_cost)}")
+        if max_errors is not None and errors > max_errors:
+            reasons.append(f"{errors} errors > {max_errors}")
+        if reasons:
+            breaches.append(BudgetBreach(session, cost, errors, reasons))
+    return breaches
+
+
+def session_rows(sessions: list[Session]) -> list[tuple[str, ...]]:
+    """id, start, agent, steps, cost, errors, duration — newest first."""
+    ordered = sorted(sessions, key=lambda s: (s.started_at.isoformat() if s.started_at else "", s.id), reverse=True)
+    return [(s.id, when(s.started_at, s.local_time), s.format, str(len(s.steps)), cost_total(s.cost), str(s.error_count), duration(s.duration_s))
+            for s in ordered]

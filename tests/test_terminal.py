@@ -1,0 +1,68 @@
+"""`replay-site show`, `list` and `check` through the CLI runner.
+
+Figures come from corpus/glue/constructed/1789374063402-48211-1k2x9fq (hand-made from Glue's
+schema): 9 steps; 7 tool calls of which 2 fail (a denied `dart test` and an edit whose
+old_string was not found), so 2 errors; every assistant step has a `usage` row on
+anthropic/claude-sonnet-5, so every step with usage is priced by estimate.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from typer.testing import CliRunner
+
+from replay_site.cli import app
+
+runner = CliRunner()
+SESSION = "glue/constructed/1789374063402-48211-1k2x9fq"
+
+
+def test_show_prints_a_block_per_step_with_a_header(corpus):
+    result = runner.invoke(app, ["show", str(corpus / SESSION), "--max-prose", "40", "--max-output", "20"])
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0]
+    assert re.fullmatch(r"Session timeline — 9 steps, total cost: ≈ \$\d+\.\d{4}", header)
+    blocks = re.findall(r"^\[Step (\d+) / (\S+ \S+ UTC) / (.+) / ([^/\]]+)\]$", result.stdout, re.M)
+    assert [int(b[0]) for b in blocks] == list(range(1, 10))
+    assert result.stdout.count("✗ ") == 2  # the two failed calls
+    assert "more characters]" in result.stdout  # prose and output are cut to the limits
+
+
+def test_show_by_id_and_last(corpus):
+    by_id = runner.invoke(app, ["show", "1789374063402-48211", "-s", str(corpus / "glue")])
+    assert by_id.exit_code == 0, by_id.output
+    assert "Fix formatDuration" in by_id.stdout
+    last = runner.invoke(app, ["show", "--last", "-s", str(corpus / "glue")])
+    assert last.exit_code == 0
+    # the newest start in corpus/glue is 1790946341220-* (2026-10-02, meta.json start_time)
+    assert "RetryPolicy maxDelay audit" in last.stdout
+    missing = runner.invoke(app, ["show", "no-such-id", "-s", str(corpus / "glue")])
+    assert missing.exit_code == 1 and "no session with id" in missing.stderr
+
+
+def test_check_names_sessions_over_budget_and_exits_1(corpus):
+    over = runner.invoke(app, ["check", str(corpus / SESSION), "--max-errors", "1", "--json"])
+    assert over.exit_code == 1
+    verdict = json.loads(over.stdout)
+    assert verdict["checked"] == 1
+    assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("1789374063402-48211-1k2x9fq", 2)]
+    within = runner.invoke(app, ["check", str(corpus / SESSION), "--max-errors", "2", "--max-cost", "100"])
+    assert within.exit_code == 0, within.output
+    assert "1 sessions checked, 0 over budget" in within.stdout
+
+
+def test_check_rolls_subagents_into_their_parent_once(corpus):
+    # 1790946341220-*: the parent's denied bash call is 1 error, its subagent's failed call another
+    result = runner.invoke(app, ["check", str(corpus / "glue/constructed/1790946341220-77310-3q8w0zd"), "--max-errors", "1", "--json"])
+    assert result.exit_code == 1
+    verdict = json.loads(result.stdout)
+    assert verdict["checked"] == 2  # parent and subagent are both read
+    assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("1790946341220-77310-3q8w0zd", 2)]
+
+
+def test_list_prints_one_row_per_session(corpus):
+    result = runner.invoke(app, ["list", str(corpus / "glue")])
+    assert result.exit_code == 0, result.output
+    for session_id in ("1789374063402-48211-1k2x9fq", "1790946341220-77310-3q8w0zd", "docs-example-legacy"):
+        assert session_id in result.stdout
