@@ -293,3 +293,46 @@ def test_result_verdicts():
     apply_result(new_file, {"content": "Wrote a.txt", "success": True, "metadata": {
         "is_new_file": True, "diff": {"path": "a.txt", "old_text": "", "new_text": "hi\n"}}})
     assert [(c.path, c.kind, c.diff) for c in new_file.changes] == [("a.txt", "add", "@@ -0,0 +1 @@\n+hi\n")]
+
+
+def test_parallel_nested_and_failed_subagents(tmp_path):
+    """One spawn_parallel call fans out to subagents a and b; b spawns c; b fails; c has only
+    the aggregate `subagent_usage` (no inner usage rows), counted once as a total step."""
+    import orjson
+
+    ts = "2026-05-01T10:00:00Z"
+    rows = [
+        {"type": "user_message", "text": "go"},
+        {"type": "tool_call", "id": "p1", "name": "spawn_parallel_subagents", "arguments": {"tasks": ["A", "B"]}},
+        {"type": "usage", "role": "main", "input_tokens": 10, "output_tokens": 1, "turn_count": 1},
+        {"type": "subagent_spawned", "subagent_id": "a", "task": "A", "depth": 0, "index": 0, "total": 2},
+        {"type": "subagent_spawned", "subagent_id": "b", "task": "B", "depth": 0, "index": 1, "total": 2},
+        {"type": "subagent_event", "subagent_id": "a", "inner": {"type": "assistant_message", "text": "done A"}},
+        {"type": "subagent_event", "subagent_id": "a", "inner": {"type": "usage", "input_tokens": 5, "output_tokens": 2}},
+        {"type": "subagent_event", "subagent_id": "b", "inner": {"type": "tool_call", "id": "s1", "name": "spawn_subagent", "arguments": {"task": "C"}}},
+        {"type": "subagent_spawned", "subagent_id": "c", "parent_subagent_id": "b", "task": "C", "depth": 1},
+        {"type": "subagent_usage", "subagent_id": "c", "input_tokens": 7, "output_tokens": 3, "turn_count": 1},
+        {"type": "subagent_completed", "subagent_id": "c", "status": "completed"},
+        {"type": "subagent_event", "subagent_id": "b", "inner": {"type": "tool_result", "call_id": "s1", "success": True, "content": "C done"}},
+        {"type": "subagent_event", "subagent_id": "b", "inner": {"type": "agent_error", "error": "rate limited"}},
+        {"type": "subagent_event", "subagent_id": "b", "inner": {"type": "mystery"}},
+        {"type": "subagent_completed", "subagent_id": "b", "status": "failed", "error": "gave up"},
+        {"type": "tool_result", "call_id": "p1", "content": "done A\n---\ngave up", "success": True},
+    ]
+    path = tmp_path / "fan.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({"timestamp": ts, **row}) + b"\n" for row in rows))
+    (session,) = READER.read(SessionSource("glue", path, tmp_path))
+    a, b = session.children
+    (c,) = b.children
+    assert [x.id for x in (a, b, c)] == ["fan:sub:a", "fan:sub:b", "fan:sub:c"]
+    assert (a.parent_id, b.parent_id, c.parent_id) == ("fan", "fan", "fan:sub:b")
+    spawn = session.steps[1]
+    assert spawn.child_session_ids == [a.id, b.id] and spawn.tool_calls[0].child_session_id == a.id
+    assert b.steps[1].child_session_ids == [c.id] and b.steps[1].tool_calls[0].child_session_id == c.id
+    # b: user, the spawning step, agent_error, the unknown stub, "Subagent failed" = 2 errors.
+    assert [s.title for s in b.steps] == [None, None, "Agent error", "Unknown event: mystery", "Subagent failed"]
+    assert (b.status, b.error_count) == ("failed", 2)
+    assert [p.kind for p in b.problems] == ["unknown_event"] and b.problems[0].line == 14
+    assert c.steps[-1].title == "Subagent usage (total)" and c.usage == Usage(input=7, output=3)
+    # 11 (main) + 7 (a, inner) + 10 (c, aggregate) = 28.
+    assert session.usage_with_children.total == 28
