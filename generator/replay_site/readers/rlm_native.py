@@ -18,6 +18,7 @@ from .rlm_steps import (
     number,
     observation_output,
     rationale_of,
+    in_log_order,
     stub_children,
     text,
     to_steps,
@@ -44,6 +45,11 @@ class _NativeRun:
         self.tokens_used: dict[int, int] = {}
         self.spawned: dict[str, dict[str, Any]] = {}
         self.variables: dict[str, Any] = {}
+        self.others: list[tuple[int, Step]] = []
+        self.line = 0
+        # Memory and variables logged before the first step are what the first step starts from.
+        self.notes: list[str] = []
+        self.initial_variables: dict[str, Any] = {}
         self.task = self.environment = self.model = self.final_answer = ""
         self.completed: bool | None = None
         self.total_reward: float | None = None
@@ -51,10 +57,11 @@ class _NativeRun:
 
     def state(self, step: int) -> StepState:
         if step not in self.states:
-            self.states[step] = StepState(number=step, model=self.model or None)
+            self.states[step] = StepState(number=step, model=self.model or None, line=self.line)
         return self.states[step]
 
     def event(self, line: int, event: dict[str, Any]) -> None:
+        self.line = line
         kind = event.get("event_type")
         data = as_dict(event.get("data"))
         step = event.get("step") if isinstance(event.get("step"), int) else 0
@@ -100,11 +107,20 @@ class _NativeRun:
             info = self.spawned.setdefault(text(data.get("child_id")), {"step": step})
             info.update(success=data.get("success"), result=text(data.get("result_preview")))
         elif kind == "memory_update":
-            self.state(step).memory_notes = [text(note) for note in data.get("notes") or []]
+            notes = data.get("notes")
+            if not isinstance(notes, list):
+                self.session.warn("warning", "memory_update without a list of notes, ignored", line)
+            elif step in self.states or step > 0:
+                self.state(step).memory_notes = [text(note) for note in notes]
+            else:
+                self.notes = [text(note) for note in notes]
         elif kind == "variable_update":
             # Only a preview is logged; step_end's full values replace it when present.
             self.variables[text(data.get("name"))] = text(data.get("preview"))
-            self.state(step).variables = dict(self.variables)
+            if step in self.states or step > 0:
+                self.state(step).variables = dict(self.variables)
+            else:
+                self.initial_variables = dict(self.variables)
         elif kind == "final_detected":
             self.final_answer = text(data.get("answer")) or self.final_answer
             self.completed = data["completed"] if isinstance(data.get("completed"), bool) else True
@@ -120,15 +136,13 @@ class _NativeRun:
 
     def unknown(self, line: int, event: dict[str, Any]) -> None:
         kind = text(event.get("event_type")) or "?"
-        self.session.steps.append(
-            Step(kind="event", timestamp=parse_time(event.get("timestamp")), title=kind, details=[Detail("raw event", text(event), "json")])
-        )
+        stub = Step(kind="event", timestamp=parse_time(event.get("timestamp")), title=kind, details=[Detail("raw event", text(event), "json")])
+        self.others.append((line, stub))
         self.session.warn("unknown_event", f"unknown event_type {kind!r}, shown as a raw event", line)
 
     def finish(self) -> None:
         states = [self.states[key] for key in sorted(self.states)]
-        notes: list[str] = []
-        variables: dict[str, Any] = {}
+        notes, variables = self.notes, self.initial_variables
         for state in states:
             # Memory and variables as they stood at this step: what the last update left.
             notes = state.memory_notes if state.memory_notes is not None else notes
@@ -139,8 +153,7 @@ class _NativeRun:
             elif self.tokens_used.get(state.number):
                 state.usage = Usage(input=self.tokens_used[state.number])
         stub_children(self.session, states, self.spawned)
-        # Unknown events were appended as they came; steps keep their log order around them.
-        self.session.steps = to_steps(states) + self.session.steps
+        self.session.steps = in_log_order(states, self.others)
         self.session.number_steps()
         self.session.title = self.task or self.session.id
         if self.model:

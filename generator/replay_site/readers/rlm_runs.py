@@ -20,7 +20,7 @@ from .rlm_steps import (
     rationale_of,
     stub_children,
     text,
-    to_steps,
+    in_log_order,
 )
 from .timestamps import parse_time
 
@@ -43,6 +43,7 @@ class _Run:
         self.first: dict[str, Any] = {}
         self.final: dict[str, Any] = {}
         self.cumulative = 0.0
+        self.others: list[tuple[int, Step]] = []
         for line, record in jsonl.iter_objects(path, self.session.problems, label):
             self.record(line, record)
         head = self.final or self.first
@@ -58,11 +59,12 @@ class _Run:
         self.session.started_at = self.session.started_at or when
         if kind == "step":
             self.states.append(self.step(record, when))
+            self.states[-1].line = line
         elif kind == "final":
             self.final = record
             self.session.ended_at = when
         else:
-            self.session.steps.append(Step(kind="event", timestamp=when, title=text(kind) or "?", details=[Detail("raw record", text(record), "json")]))
+            self.others.append((line, Step(kind="event", timestamp=when, title=text(kind) or "?", details=[Detail("raw record", text(record), "json")])))
             self.session.warn("unknown_event", f"unknown record type {kind!r}, shown as a raw record", line)
 
     def step(self, record: dict[str, Any], when: Any) -> StepState:
@@ -116,7 +118,7 @@ class _Run:
             if id(child) not in nested:
                 child.parent_id = self.session.id
                 self.session.children.append(child)
-        self.session.steps = to_steps(self.states) + self.session.steps
+        self.session.steps = in_log_order(self.states, self.others)
         self.session.number_steps()
         final = self.final
         task = text(final.get("task") or self.first.get("task"))

@@ -49,6 +49,7 @@ class StepState:
     model: str | None = None
     # Trajectory steps have no action type; their title says what they are instead.
     title: str | None = None
+    line: int = 0  # where the step first shows in its file, to keep raw-event stubs in log order
 
 
 def text(value: Any) -> str:
@@ -203,6 +204,12 @@ def to_steps(states: list[StepState]) -> list[Step]:
         if state.variables is not None:
             previous = state.variables
     return steps
+
+
+def in_log_order(states: list[StepState], others: list[tuple[int, Step]]) -> list[Step]:
+    """The steps of `states` with the `others` (line, step) stubs placed where the log had them."""
+    placed = [(state.line, step) for state, step in zip(states, to_steps(states))]
+    return [step for _, step in sorted(placed + others, key=lambda item: item[0])]
 
 
 def add_run_facts(

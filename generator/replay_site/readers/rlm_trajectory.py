@@ -13,7 +13,7 @@ from typing import Any
 
 from ..model import Detail, Fact, Session, Step, Usage
 from . import jsonl
-from .rlm_steps import StepState, add_run_facts, as_dict, count, number, rationale_of, stub_children, text, to_steps
+from .rlm_steps import StepState, add_run_facts, as_dict, count, in_log_order, number, rationale_of, stub_children, text
 from .timestamps import parse_time
 
 FORMAT = "rlm"
@@ -35,14 +35,15 @@ class _Agent:
         self.session = session
         self.states: dict[int, StepState] = {}
         self.spawned: dict[str, dict[str, Any]] = {}
-        self.context: list[Step] = []
+        self.others: list[tuple[int, Step]] = []  # context and raw-event stubs, by line
+        self.line = 0
         self.task = self.final_answer = ""
         self.completed: bool | None = None
         self.total_tokens: int | None = None
 
     def state(self, iteration: int, when: Any = None) -> StepState:
         if iteration not in self.states:
-            self.states[iteration] = StepState(number=iteration, timestamp=when, title=f"iteration {iteration}")
+            self.states[iteration] = StepState(number=iteration, timestamp=when, title=f"iteration {iteration}", line=self.line)
         return self.states[iteration]
 
     def add_usage(self, iteration: int, event: dict[str, Any]) -> None:
@@ -54,6 +55,7 @@ class _Agent:
             state.usage = (state.usage or Usage()) + usage
 
     def event(self, line: int, event: dict[str, Any]) -> None:
+        self.line = line
         kind = text(event.get("event_type"))
         data = as_dict(event.get("data"))
         iteration = event.get("iteration") if isinstance(event.get("iteration"), int) else 0
@@ -118,9 +120,9 @@ class _Agent:
             if iteration in self.states:
                 self.states[iteration].details.append(detail)
             else:
-                self.context.append(Step(kind="context", timestamp=when, title=kind, collapsed=True, details=[detail]))
+                self.others.append((line, Step(kind="context", timestamp=when, title=kind, collapsed=True, details=[detail])))
         else:
-            self.session.steps.append(Step(kind="event", timestamp=when, title=kind or "?", details=[Detail("raw event", text(event), "json")]))
+            self.others.append((line, Step(kind="event", timestamp=when, title=kind or "?", details=[Detail("raw event", text(event), "json")])))
             self.session.warn("unknown_event", f"unknown event_type {kind!r}, shown as a raw event", line)
 
     def finish(self, children: dict[str, Session]) -> None:
@@ -128,7 +130,7 @@ class _Agent:
         # An iteration with only LLM calls and no reasoning/code still gets a step (nothing is
         # dropped); so does iteration 0 when events were logged before the first iteration.
         stub_children(self.session, states, self.spawned, children)
-        self.session.steps = self.context + to_steps(states) + self.session.steps
+        self.session.steps = in_log_order(states, self.others)
         self.session.number_steps()
         self.session.title = self.task or self.session.title or self.session.id
         add_run_facts(self.session, task=self.task, completed=self.completed, final_answer=self.final_answer, total_tokens=self.total_tokens)
