@@ -171,7 +171,7 @@ def test_example_native_session(data: Path) -> None:
     # 12 lines, l7 not JSON; system prompt + 2 users (l2, nudge l8 as context) + 4 assistants = 7 steps.
     assert [str(p) for p in session.problems][0].startswith("conversation.jsonl:7: invalid JSON")
     assert len(session.steps) == 7 and session.tool_calls == 4
-    assert session.title.startswith("How many lines does notes.txt have?")  # no [chat] name
+    assert session.title.startswith("List notes.txt with line numbers")  # no [chat] name
     # l6 "Error during execution: Path traversal..." answers call_a2.
     failed = session.steps[3].tool_calls[0]
     assert failed.id == "call_a2" and failed.is_error and failed.changes == []
