@@ -1,16 +1,14 @@
 """The Glue reader against the real corpus (figures counted by hand) and tests/data/glue."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
+import orjson
 
-from replay_site.model import Session, Usage
+from replay_site.model import Session, ToolCall, Usage
 from replay_site.readers import SessionSource, registry
 from replay_site.readers.glue import READER
 from replay_site.readers.glue_steps import apply_result
-from replay_site.model import ToolCall
 
 
 def read_one(path: Path, root: Path | None = None) -> Session:
@@ -271,10 +269,13 @@ def test_meta_only_folder_and_empty(tmp_path):
     folder = tmp_path / "s1"
     folder.mkdir()
     (folder / "meta.json").write_text(
-        '{"schema_version":2,"id":"s1","cwd":"/x","model":"gpt-5","provider":"openai","start_time":"2026-01-01T00:00:00Z"}'
+        '{"schema_version":2,"id":"s1","cwd":"/x","model":"gpt-5","provider":"openai","start_time":"2026-01-01T00:00:00Z","token_count":5}'
     )
-    (session,) = READER.read(SessionSource("glue", folder, tmp_path))
+    (source,) = READER.find(tmp_path)  # claimed through meta.json alone
+    (session,) = READER.read(source)
+    # Schema 2: provider/model joined; no termination_status and no end_time -> running.
     assert (session.id, session.steps, session.models, session.status) == ("s1", [], ["openai/gpt-5"], "running")
+    assert [str(p) for p in session.problems] == ["s1/meta.json: token_count 5 differs from the 0 tokens of the usage rows"]
 
 
 def test_result_verdicts():
@@ -298,8 +299,6 @@ def test_result_verdicts():
 def test_parallel_nested_and_failed_subagents(tmp_path):
     """One spawn_parallel call fans out to subagents a and b; b spawns c; b fails; c has only
     the aggregate `subagent_usage` (no inner usage rows), counted once as a total step."""
-    import orjson
-
     ts = "2026-05-01T10:00:00Z"
     rows = [
         {"type": "user_message", "text": "go"},

@@ -158,6 +158,7 @@ def _read(source: SessionSource) -> Session:
         declared_models=[model] if model else [],
         problems=problems,
     )
+    # meta.json times are always written in UTC (toUtc()), even in the local-time era.
     start = parse_time(meta.get("start_time"))
     start = start if start is None or start.tzinfo else start.replace(tzinfo=timezone.utc)
     offset = _local_offset(rows, start)
@@ -202,9 +203,9 @@ def _short(text: str) -> str:
 
 
 def _meta_facts(session: Session, meta: dict[str, Any], label: str) -> None:
-    for key, label in META_FACTS:
+    for key, name in META_FACTS:
         if value := _str(meta, key):
-            session.facts.append(Fact(label, value))
+            session.facts.append(Fact(name, value))
     if isinstance(meta.get("tags"), list) and meta["tags"]:
         session.facts.append(Fact("Tags", ", ".join(str(tag) for tag in meta["tags"])))
     recorded = meta.get("token_count")
