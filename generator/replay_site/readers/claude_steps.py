@@ -94,6 +94,9 @@ class StepBuilder:
             if step.usage:
                 usage.output = max(usage.output, step.usage.output)
             step.usage = usage
+        duration = obj.get("durationMs")
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+            step.duration_s = duration / 1000  # old versions timed each API call
         cost = obj.get("costUSD")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             # Old logs priced each line; split lines repeat the response's price, so keep the largest once.
