@@ -264,3 +264,25 @@ def test_bad_messages_are_kept_visible(tmp_path: Path) -> None:
     assert [s.kind for s in session.steps] == ["event", "event"]
     assert [p.kind for p in session.problems] == ["unknown_event", "unknown_event"]
     assert session.steps[0].details[0].text.startswith('{"role":"tool"')
+
+
+def test_plain_system_messages_and_declined_calls(tmp_path: Path) -> None:
+    write_log(tmp_path / "c", [
+        {"role": "assistant", "content": "Just an answer, no call.", "timestamp": "2026-01-01T10:00:01"},
+        {"role": "system", "content": "Tokens used: 1234", "timestamp": "2026-01-01T10:00:02"},
+        {"role": "assistant", "content": "```gh pr checks 12\n```", "timestamp": "2026-01-01T10:00:03"},
+        {"role": "system", "content": "Waiting for checks on commit abc1234...\n", "timestamp": "2026-01-01T10:00:04"},
+        {"role": "system", "content": "All 3 checks passed", "timestamp": "2026-01-01T10:00:05"},
+        {"role": "assistant", "content": "```shell\nrm -rf build\n```", "timestamp": "2026-01-01T10:00:06"},
+        {"role": "system", "content": "Execution declined by user", "timestamp": "2026-01-01T10:00:07"},
+    ])
+    session = read_one(tmp_path / "c")
+    # A system note that answers no call is its own visible step, not an orphan result.
+    assert [s.kind for s in session.steps] == ["assistant", "event", "assistant", "assistant"]
+    assert session.steps[1].text == "Tokens used: 1234"
+    # gh yields two messages for one call: both are its output. Arguments are the info-string words.
+    gh = session.steps[2].tool_calls[0]
+    assert gh.arguments == "pr checks 12" and gh.code is None
+    assert gh.output.startswith("Waiting") and gh.output.endswith("All 3 checks passed")
+    declined = session.steps[3].tool_calls[0]
+    assert declined.is_error and session.error_count == 1

@@ -159,16 +159,17 @@ class _Builder:
         info = classify(content, message.get("metadata"))
         call_id = message.get("call_id") if isinstance(message.get("call_id"), str) else None
         target = self._match(info, call_id)
+        plain = call_id is None and info.tool is None and not info.is_error
         if target is not None:
             self._record(target, content, info)
-        elif call_id is None and info.tool is None and not info.is_error and self.last is not None:
+        elif plain and self.last is not None:
             # A second message from the call that just answered (e.g. gh's "Waiting for checks").
             self._record(self.last, content, info)
-        elif self.step is None and call_id is None and info.tool is None and not info.is_error:
-            # Output of a user command (/tokens, /log...) or a notice: no call ever asked for it.
+        elif plain:
+            # Output of a user command (/tokens, /log...) or a notice: nothing marks it as a result.
             self.session.steps.append(Step("event", timestamp=timestamp, title="System message", text=content))
         else:
-            self._orphan(content, info, call_id, timestamp, message)
+            self._orphan(content, info, call_id, timestamp)
 
     def _match(self, info: ResultInfo, call_id: str | None) -> _Pending | None:
         """The call this result answers: by id, else by what it names, else the first open one.
@@ -205,8 +206,7 @@ class _Builder:
         pending.paired = True
         self.last = pending
 
-    def _orphan(self, content: str, info: ResultInfo, call_id: str | None, timestamp: Any,
-                message: dict[str, Any]) -> None:
+    def _orphan(self, content: str, info: ResultInfo, call_id: str | None, timestamp: Any) -> None:
         """A result no call asked for stays visible, as a call marked orphan."""
         call = ToolCall(name=info.tool or "unknown", id=call_id, output=content, is_error=info.is_error,
                         exit_code=info.exit_code, orphan=True)

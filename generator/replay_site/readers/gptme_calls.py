@@ -214,7 +214,7 @@ def to_tool_call(parsed: ParsedCall) -> ToolCall:
         call.arguments = {"path": path}
     elif parsed.args:
         call.arguments = parsed.args
-    call.code = parsed.code
+    call.code = parsed.code if parsed.code and parsed.code.strip() else None  # ```complete``` has no body
     call.language = language_for(parsed.tool, path)
     return call
 
