@@ -60,6 +60,9 @@ class _Agent:
         data = as_dict(event.get("data"))
         iteration = event.get("iteration") if isinstance(event.get("iteration"), int) else 0
         when = parse_time(event.get("timestamp"))
+        # A child agent has no run_start/run_end: its first and last events bound it.
+        self.session.started_at = self.session.started_at or when
+        self.session.ended_at = when or self.session.ended_at
         if kind == "run_start":
             self.task = text(data.get("task"))
             self.session.started_at = when
