@@ -263,3 +263,28 @@ def test_example_rewind_costs_and_old_layout(data):
     assert any(p.kind == "unknown_event" and "'tag-cloud'" in p.message for p in session.problems)
     [orphan] = READER.read(sources["agent-0ddba11.jsonl"])
     assert orphan.parent_id is None and orphan.id.endswith("-agent-0ddba11") and len(orphan.steps) == 2
+
+
+def test_inline_sidechain_lines_become_a_child(tmp_path):
+    """Old versions wrote a subagent's lines (isSidechain: true) into the main file itself."""
+    def line(uuid, parent, kind, sidechain, content, **extra):
+        message = {"role": kind, "content": content}
+        if kind == "assistant":
+            message.update(id=f"msg_{uuid}", model="claude-3-5-sonnet-20241022", usage={"input_tokens": 10, "output_tokens": 5})
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": sidechain, "sessionId": "s1",
+                           "timestamp": "2025-03-01T10:00:00Z", "message": message, **extra})
+    path = tmp_path / "s1.jsonl"
+    path.write_text("\n".join([
+        line("u1", None, "user", False, "Count the files."),
+        line("a1", "u1", "assistant", False, [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"description": "count", "prompt": "Count files in src."}}]),
+        line("s1", None, "user", True, "Count files in src."),
+        line("s2", "s1", "assistant", True, [{"type": "text", "text": "12 files."}]),
+        line("u2", "a1", "user", False, [{"type": "tool_result", "tool_use_id": "t1", "content": "12 files."}]),
+        line("a2", "u2", "assistant", False, [{"type": "text", "text": "There are 12."}]),
+    ]) + "\n")
+    [session] = READER.read(SessionSource("claude", path, tmp_path))
+    assert [s.kind for s in session.steps] == ["user", "assistant", "assistant"]
+    [child] = session.children
+    assert [s.text for s in child.steps] == ["Count files in src.", "12 files."]
+    assert session.steps[1].tool_calls[0].child_session_id == child.id  # matched by the prompt
+    assert session.usage == Usage(20, 10) and session.usage_with_children == Usage(30, 15)

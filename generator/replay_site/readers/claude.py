@@ -18,7 +18,7 @@ import orjson
 
 from ..model import Problem, Session, Step
 from . import SessionSource
-from .claude_dag import abandoned_lines
+from .claude_dag import Row, abandoned_lines
 from .claude_steps import StepBuilder, first_prompt
 from .jsonl import iter_objects
 
@@ -74,13 +74,21 @@ class ClaudeReader:
                 yield SessionSource(self.name, path, root)
 
     def read(self, source: SessionSource) -> list[Session]:
-        session, builder = _read_transcript(source.path, source)
+        label = source.label(source.path)
+        problems: list[Problem] = []
+        rows = list(iter_objects(source.path, problems, label))
+        main_rows, inline = _split_sidechains(rows)
+        session, builder = _build(source.path, label, main_rows, problems)
         project = _project_dir(source.path)
-        session.project = project.name
-        children = [_read_transcript(path, source)[0] for path in source.related]
+        children = [_build(source.path, label, agent_rows, [], agent_id)[0] for agent_id, agent_rows in inline.items()]
+        for path in source.related:
+            child_label, child_problems = source.label(path), []
+            child_rows = list(iter_objects(path, child_problems, child_label))
+            children.append(_build(path, child_label, child_rows, child_problems)[0])
         for child in children:
             _adopt(session, builder, child)
         for each in session.walk():
+            # The index groups sessions by project: the folder Claude Code named after the cwd.
             each.project = project.name
             each.number_steps()
         return [session]
@@ -129,10 +137,22 @@ def _project_dir(path: Path) -> Path:
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
 
 
-def _read_transcript(path: Path, source: SessionSource) -> tuple[Session, StepBuilder]:
-    label = source.label(path)
-    problems: list[Problem] = []
-    rows = list(iter_objects(path, problems, label))
+def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]:
+    """Old versions wrote subagent (sidechain) lines into the main file: they become child sessions
+    of their own, so the conversation reads straight and their tokens are counted once, in the child."""
+    if not any(obj.get("isSidechain") is False for _, obj in rows):
+        return rows, {}  # a subagent's own file, or a log that does not say
+    main: list[Row] = []
+    inline: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        if row[1].get("isSidechain") is True:
+            inline[str(row[1].get("agentId") or "sidechain")].append(row)
+        else:
+            main.append(row)
+    return main, dict(inline)
+
+
+def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:
     builder = StepBuilder(label, abandoned_lines(rows))
     summaries: dict[str, str] = {}
     custom_title = ""
@@ -170,8 +190,9 @@ def _read_transcript(path: Path, source: SessionSource) -> tuple[Session, StepBu
         problems.append(Problem("warning", f"{count} {kind} line(s) not shown ({why})", label))
     for kind, numbers in sorted(unknown.items()):
         where = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
-        problems.append(Problem("unknown_event", f"{len(numbers)} line(s) of unknown kind {kind!r} (lines {where})", label))
-    session = _session(path, rows, builder.steps, label)
+        what = f"of unknown kind {kind!r}" if kind != "None" else "without a type"
+        problems.append(Problem("unknown_event", f"{len(numbers)} line(s) {what} (lines {where})", label))
+    session = _session(path, rows, builder.steps, label, agent_id)
     session.problems = problems + builder.problems
     uuids = {obj.get("uuid") for _, obj in rows}
     leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
@@ -180,16 +201,16 @@ def _read_transcript(path: Path, source: SessionSource) -> tuple[Session, StepBu
     return session, builder
 
 
-def _session(path: Path, rows: list[tuple[int, dict[str, Any]]], steps: list[Step], label: str) -> Session:
+def _session(path: Path, rows: list[Row], steps: list[Step], label: str, agent_id: str | None) -> Session:
     def last(key: str) -> Any:
         return next((obj[key] for _, obj in reversed(rows) if isinstance(obj.get(key), str) and obj[key]), None)
 
     session_id = last("sessionId") or path.stem
-    is_agent = path.name.startswith("agent-") and (last("agentId") or any(o.get("isSidechain") is True for _, o in rows))
-    agent_id = last("agentId") or path.stem.removeprefix("agent-")
+    if agent_id is None and path.name.startswith("agent-") and (last("agentId") or any(o.get("isSidechain") is True for _, o in rows)):
+        agent_id = last("agentId") or path.stem.removeprefix("agent-")
     session = Session(
         # A subagent shares its parent's sessionId, so its own id adds the agent's.
-        id=f"{session_id}-agent-{agent_id}" if is_agent else session_id,
+        id=f"{session_id}-agent-{agent_id}" if agent_id else session_id,
         format="claude",
         source=label,
         cwd=last("cwd"),

@@ -168,7 +168,8 @@ class StepBuilder:
             meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
             how = meta.get("trigger") if isinstance(meta.get("trigger"), str) else "compaction"
             before = f", {_int(meta.get('preTokens')):,} tokens before" if meta.get("preTokens") else ""
-            self._new(number, obj, "event", title=f"Conversation compacted ({how}{before})", text=content)
+            text = "" if content == "Conversation compacted" else content  # the title already says so
+            self._new(number, obj, "event", title=f"Conversation compacted ({how}{before})", text=text)
         elif subtype == "api_error":
             # Retries the client made on its own; a final failure arrives as an isApiErrorMessage line.
             attempt = obj.get("retryAttempt")
@@ -218,14 +219,15 @@ def _untag(text: str) -> str:
     out = []
     for match in _TAG.finditer(text):
         tag, body = match.group(1), match.group(2).strip()
-        if not body:
-            continue
+        if not body or tag in ("command-args", "command-message"):
+            continue  # the args are part of the command line shown first; the message repeats its name
         if tag in ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr", "command-contents"):
             out.append(f"`{tag}`:\n\n```\n{body}\n```")
         else:
             out.append(f"`{tag}`: {body}")
     command = _COMMAND.search(text)
-    head = f"`{command.group(1).strip()}`" if command else ""
+    args = re.search(r"<command-args>(.*?)</command-args>", text, re.S)
+    head = f"`{command.group(1).strip()} {args.group(1).strip() if args else ''}`".replace(" `", "`") if command else ""
     rest = _COMMAND.sub("", _TAG.sub("", text)).strip()
     return "\n\n".join(part for part in (head, *out, rest) if part)
 
