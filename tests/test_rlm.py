@@ -19,7 +19,7 @@ CHILD_RUN = "run_20261122_155858_003148"
 FINAL = "api is the noisiest service (3 ERROR lines; worker 2, db 1). Most frequent error: 'upstream timeout' (3x)."
 
 
-def read_one(path: Path, root: Path | None = None) -> Session:
+def read_one(path: Path) -> Session:
     sources = list(READER.find(path))
     assert len(sources) == 1, sources
     sessions = READER.read(sources[0])
