@@ -68,10 +68,10 @@ def test_index_to_session_to_output_to_step(browser, built):
         pytest.fail("no session in tests/data has a collapsed tool output to open")
     assert "/sessions/" in page.url
 
-    output = page.locator("details.output:not([open])").first
-    text = output.locator("pre.output-text")
+    output = page.locator("details.output:not([open])").first.element_handle()
+    text = output.query_selector("pre.output-text")
     assert not text.is_visible()
-    output.locator("summary").click()
+    output.query_selector("summary").click()
     assert text.is_visible()
 
     page.goto(page.url.split("#")[0] + "#step-3")

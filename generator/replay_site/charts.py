@@ -80,15 +80,24 @@ def reward_bars(session: Session) -> Chart | None:
     return Chart("Reward per step", bars, baseline=zero, line=" ".join(points), caption=f"final cumulative reward {cumulative[-1]:g}", legend=["reward", "cumulative reward"])
 
 
-def day_bars(days: list[tuple[str, int, float]]) -> Chart | None:
-    """Sessions per day, height by cost where known (else by session count)."""
+def day_charts(days: list[tuple[str, int, float]]) -> list[Chart]:
+    """Cost per day (when any is known) and sessions per day; undated sessions are left out."""
+    days = [day for day in days if day[0] != "unknown"]
     if not days:
-        return None
-    by_cost = any(cost for _, _, cost in days)
-    peak = max((cost if by_cost else count) for _, count, cost in days) or 1
+        return []
+    span = f"{days[0][0]} to {days[-1][0]}"
+    found = []
+    if any(cost for _, _, cost in days):
+        found.append(_per_day("Cost per day", days, lambda count, cost: cost, span))
+    found.append(_per_day("Sessions per day", days, lambda count, cost: count, span))
+    return found
+
+
+def _per_day(title: str, days: list[tuple[str, int, float]], value, span: str) -> Chart:
+    peak = max(value(count, cost) for _, count, cost in days) or 1
     slot, width = _slots(len(days))
     bars = []
     for index, (day, count, cost) in enumerate(days):
-        height = HEIGHT * (cost if by_cost else count) / peak
+        height = HEIGHT * value(count, cost) / peak
         bars.append(Bar(index * slot, HEIGHT - height, width, height, f"{day}: {count} sessions, {money(cost)}"))
-    return Chart("Cost per day" if by_cost else "Sessions per day", bars, caption=f"{days[0][0]} to {days[-1][0]}")
+    return Chart(title, bars, caption=span)

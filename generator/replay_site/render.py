@@ -115,7 +115,7 @@ class Renderer:
             root="",
             summaries=summaries,
             totals=totals,
-            day_chart=charts.day_bars(by_day),
+            day_charts=charts.day_charts(by_day),
             by_model=by_model,
         )
 
