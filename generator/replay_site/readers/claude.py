@@ -85,6 +85,8 @@ class ClaudeReader:
             child_label, child_problems = source.label(path), []
             child_rows = list(iter_objects(path, child_problems, child_label))
             children.append(_build(path, child_label, child_rows, child_problems)[0])
+        # Subagents in the order they ran (file names are random ids); undated ones last.
+        children.sort(key=lambda child: (child.started_at is None, child.started_at.isoformat() if child.started_at else ""))
         for child in children:
             _adopt(session, builder, child)
         for each in session.walk():
