@@ -276,9 +276,7 @@ class GptmeReader:
     def find(self, root: Path) -> Iterable[SessionSource]:
         for path in self._candidates(root):
             if looks_like_gptme(path):
-                config = path.parent / "config.toml"
-                related = (config,) if path.name == CONVERSATION and config.is_file() else ()
-                yield SessionSource(self.name, path, root, related)
+                yield SessionSource(self.name, path, root, _companions(path))
 
     @staticmethod
     def _candidates(root: Path) -> Iterator[Path]:
@@ -320,3 +318,17 @@ class GptmeReader:
 
 
 READER = GptmeReader()
+
+
+def _companions(conversation: Path) -> tuple[Path, ...]:
+    """The conversation folder's other files: config.toml is read; events.jsonl (a mirror of
+    the conversation) and branches/ are claimed so that no other reader, and no warning about
+    unrecognised files, takes them for sessions of their own."""
+    if conversation.name != CONVERSATION:
+        return ()
+    folder = conversation.parent
+    found = [folder / name for name in ("config.toml", "events.jsonl") if (folder / name).is_file()]
+    branches = folder / "branches"
+    if branches.is_dir():
+        found.extend(sorted(branches.glob("*.jsonl")))
+    return tuple(found)
