@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from . import __version__, charts, formatting, highlight
+from .compare import Comparison
 from .model import Session, ToolCall
 from .summary import SessionSummary
 
@@ -25,6 +27,7 @@ IMAGE_LIMIT = 2_000_000
 class Link:
     title: str
     href: str
+    summary: SessionSummary | None = None  # figures shown beside links to child sessions
 
 
 @dataclass
@@ -110,14 +113,37 @@ class Renderer:
         )
         return RenderedPage(html, files)
 
-    def index_page(self, summaries: list[SessionSummary], totals: dict, by_day: list, by_model: list) -> str:
+    def index_page(self, summaries: list[SessionSummary], totals: dict, by_day: list, by_model: list,
+                   comparisons: list[Link] | tuple = ()) -> str:
         return self.env.get_template("index.html").render(
             root="",
             summaries=summaries,
             totals=totals,
             day_charts=charts.day_charts(by_day),
             by_model=by_model,
+            comparisons=comparisons,
         )
+
+    def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
+        """Two sessions side by side. `root` None means a standalone file: the CSS goes inline
+        and links are only those given (a session without a page gets plain step numbers)."""
+        return self.env.get_template("compare.html").render(
+            root=root or "",
+            comparison=comparison,
+            link_a=link_a,
+            link_b=link_b,
+            inline_css=self.inline_css() if root is None else None,
+        )
+
+    def inline_css(self) -> Markup:
+        """The theme's style.css and pygments' CSS for a <style> block. Markup, because
+        entity-escaping would break selectors like `a > b`; these are our own files, and
+        nothing in them may close the element early."""
+        files = self.static_files()
+        css = "\n".join(files[name].decode() for name in ("assets/style.css", "assets/pygments.css") if name in files)
+        if "</" in css:
+            raise ValueError("theme CSS must not contain '</' (it would end the inline <style>)")
+        return Markup(css)
 
     @staticmethod
     def _outputs(session: Session, slug: str) -> tuple[dict[tuple[int, int], OutputView], dict[str, str]]:
