@@ -49,11 +49,12 @@ def build(
     title: Annotated[str, typer.Option("--title", help="Site title.")] = "Agent sessions",
     prices: PricesOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings' count and errors.")] = False,
+    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
     try:
         book = load_price_overrides(prices) if prices else None
-        options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=book)
+        options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=book, compare=list(compare or []))
         roots = _roots(sources, format_name, quiet)
         with _progress(quiet) as progress:
             result = site.build(roots, out, options, progress)
@@ -166,3 +167,32 @@ def check(
         typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
     if breaches:
         raise typer.Exit(1)
+
+
+@app.command()
+def compare(
+    session_a: Annotated[str, typer.Argument(help="Session A: a log path, or a session id (or unique id prefix) in --source.", show_default=False)],
+    session_b: Annotated[str, typer.Argument(help="Session B: a log path, or a session id (or unique id prefix).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The page to write: one self-contained HTML file.")] = Path("compare.html"),
+    sources: Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).")] = None,
+    theme: Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")] = "default",
+    format_name: FormatOpt = "auto",
+    prices: PricesOpt = None,
+) -> None:
+    """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
+    from .compare_site import standalone_page
+    from .render import Renderer
+
+    try:
+        book = _load_prices(prices)
+        roots = _roots(sources, format_name, True)
+        a, b = (catalog.load_session(ref, roots, format_name, book) for ref in (session_a, session_b))
+        comparison, html = standalone_page(a, b, Renderer(theme, "replay-site compare"))
+    except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
+        raise _fail(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html, encoding="utf-8")
+    d = comparison.divergence
+    verdict = "no divergence" if d is None else (
+        f"diverge at A step {d.a.number if d.a else '-'} / B step {d.b.number if d.b else '-'}: {d.explanation}")
+    typer.echo(f"{a.id} vs {b.id}: {verdict} -> {out}")

@@ -16,6 +16,7 @@ from pathlib import Path
 import orjson
 
 from . import __version__
+from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
 from .model import CostTotal, Problem, Session
@@ -32,6 +33,7 @@ class BuildOptions:
     theme: str = "default"
     title: str = "Agent sessions"
     prices: PriceBook | None = None
+    compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
 
 
 @dataclass
@@ -96,6 +98,8 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     sources = discover(roots, readers, result.problems)
     agents = {name: reader.label for name, reader in registry().items()}
 
+    picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
+
     # Pass 1: summaries only.
     family_of: dict[str, int] = {}
     for index, source in enumerate(sources):
@@ -107,6 +111,7 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
                 result.summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html"))
                 result.problems.extend(session.problems)
                 family_of[slug] = index
+                picker.offer(source, session, slug, session is top)
         if progress:
             progress(index + 1, 2 * len(sources))
     result.summaries = _order(result.summaries)
@@ -131,10 +136,18 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     totals, by_day, by_model = site_totals(result.summaries)
-    writer.write("index.html", renderer.index_page(result.summaries, totals, by_day, by_model))
+    comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
+    writer.write("index.html", renderer.index_page(result.summaries, totals, by_day, by_model, comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
     writer.finish()
     return result
+
+
+def _load_one(reference: str, options: BuildOptions) -> Session:
+    """A log named by --compare that is not among the built sources."""
+    from .catalog import load_session  # catalog builds on this module
+
+    return load_session(reference, [], options.format, options.prices)
 
 
 def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, SessionSummary]]:
