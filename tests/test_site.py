@@ -154,3 +154,26 @@ def test_a_rebuild_removes_pages_of_sessions_that_are_gone(tmp_path):
     (logs / "b").rmdir()
     site.build([logs], out, site.BuildOptions())
     assert len(list((out / "sessions").glob("*.html"))) == 1
+
+
+def test_header_lists_checkpoints_and_links_them_to_their_steps(example_site):
+    # tests/data/rlm/sessions/session_example.jsonl line 26: checkpoint "after-regions" at step 3
+    linked = []
+    for path in (example_site / "sessions").glob("*.html"):
+        for anchor in soup(path).select(".facts a[href^='#step-']"):
+            if "after-regions" in anchor.get_text():
+                linked.append(anchor["href"])
+    assert linked == ["#step-3"]
+
+
+def test_reward_chart_bars_link_to_steps_with_rewards(example_site):
+    charts = 0
+    for path in (example_site / "sessions").glob("*.html"):
+        page = soup(path)
+        for figure in page.select("figure.chart"):
+            if not figure.figcaption.get_text().startswith("Reward per step"):
+                continue
+            charts += 1
+            rewarded = [f"#{li['id']}" for li in page.select("li.step") if li.select_one(".reward")]
+            assert [a["href"] for a in figure.select("svg a")] == rewarded
+    assert charts, "the rlm example sessions must draw a reward chart"

@@ -33,7 +33,7 @@ class Chart:
     baseline: float = HEIGHT
     line: str = ""  # polyline points, when the chart has a running line
     caption: str = ""
-    legend: list[str] = field(default_factory=list)
+    legend: list[tuple[str, str]] = field(default_factory=list)  # (label, css class of its mark)
 
 
 def _slots(count: int) -> tuple[float, float]:
@@ -52,7 +52,7 @@ def cost_bars(session: Session) -> Chart | None:
     for index, (number, usd, failed) in enumerate(costs):
         height = HEIGHT * usd / peak
         bars.append(Bar(index * slot, HEIGHT - height, width, height, f"step {number}: {money(usd)}", f"#step-{number}", "error" if failed else ""))
-    return Chart("Cost per step", bars, caption=f"tallest bar {money(peak)}", legend=["cost", "step with an error"])
+    return Chart("Cost per step", bars, caption=f"tallest bar {money(peak)}", legend=[("cost", "bar"), ("step with an error", "bar error")])
 
 
 def reward_bars(session: Session) -> Chart | None:
@@ -77,7 +77,7 @@ def reward_bars(session: Session) -> Chart | None:
         y = zero - height if reward >= 0 else zero
         bars.append(Bar(index * slot, y, width, height, f"step {step.number}: reward {reward:g}, total {total:g}", f"#step-{step.number}", "negative" if reward < 0 else ""))
         points.append(f"{index * slot + width / 2:.1f},{zero - total * scale:.1f}")
-    return Chart("Reward per step", bars, baseline=zero, line=" ".join(points), caption=f"final cumulative reward {cumulative[-1]:g}", legend=["reward", "cumulative reward"])
+    return Chart("Reward per step", bars, baseline=zero, line=" ".join(points), caption=f"final cumulative reward {cumulative[-1]:g}", legend=[("reward", "bar"), ("negative reward", "bar negative"), ("cumulative reward", "running")])
 
 
 def day_charts(days: list[tuple[str, int, float]]) -> list[Chart]:

@@ -58,13 +58,12 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def running_costs(session: Session) -> dict[int, float]:
-    """Step number -> the priced cost of steps 1..N, for the running total on each step."""
-    running, total = {}, 0.0
+def running_costs(session: Session) -> dict[int, CostTotal]:
+    """Step number -> the cost of steps 1..N, a lower bound once an unpriced step has passed."""
+    running, total = {}, CostTotal()
     for step in session.steps:
-        if step.cost and step.cost.usd is not None:
-            total += step.cost.usd
-        running[step.number] = total
+        total.add(step.cost, step.model)
+        running[step.number] = CostTotal(total.usd, total.priced_steps, total.estimated_steps, total.unpriced_steps)
     return running
 
 

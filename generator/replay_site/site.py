@@ -166,7 +166,7 @@ def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, Ses
             nav.next = link(summaries[index + 1])
         if s.parent and s.parent in by_id:
             nav.parent = link(by_id[s.parent])
-        nav.children = {cid: link(by_id[cid]) for cid in s.children if cid in by_id}
+        nav.children = {cid: Link(by_id[cid].title, Path(by_id[cid].page).name, by_id[cid]) for cid in s.children if cid in by_id}
         navs[slug] = (nav, s)
     return navs
 

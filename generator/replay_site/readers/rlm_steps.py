@@ -242,9 +242,7 @@ def add_run_facts(
         facts.append(Fact("Success rate", f"{ok / len(judged):.0%} ({ok} of {len(judged)} steps)"))
     if total_tokens:
         facts.append(Fact("Total tokens", str(total_tokens)))
-    checkpoints = [f"{step.checkpoint} (step {step.number})" for step in session.steps if step.checkpoint]
-    if checkpoints:
-        facts.append(Fact("Checkpoints", ", ".join(checkpoints)))
+    # Checkpoints need no fact: the page header lists every step's checkpoint with a link.
     facts.extend(extra or [])
 
 
