@@ -55,6 +55,8 @@ def test_index_to_session_to_output_to_step(browser, built):
     page = watched_page(context)
     page.goto((built / "index.html").as_uri())
     assert page.locator("table.session-table tbody tr").count() > 0
+    # the stylesheet loaded from file:// under the page's Content-Security-Policy
+    assert page.evaluate("getComputedStyle(document.querySelector('.topbar')).position") == "sticky"
 
     # follow the first session with a collapsed tool output
     links = page.locator("table.session-table tbody a")
