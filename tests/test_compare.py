@@ -2,6 +2,8 @@
 lines), the standalone page (one self-contained file) and `build --compare` pages (links resolve)."""
 from __future__ import annotations
 
+import base64
+import hashlib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -174,6 +176,10 @@ def test_standalone_page_is_one_self_contained_file(corpus, tmp_path):
     assert not external_references(page)
     assert not page.find("link") and not page.find("script", src=True)
     assert ".compare-timeline" in page.style.string and ".highlight" in page.style.string
+    # Its CSP admits that one <style> by hash, and nothing inline besides.
+    css_hash = base64.b64encode(hashlib.sha256(page.style.string.encode()).digest()).decode()
+    csp = page.find("meta", attrs={"http-equiv": "Content-Security-Policy"})["content"]
+    assert f"style-src 'sha256-{css_hash}'" in csp and "unsafe-inline" not in csp and "script-src" not in csp
     # No page beside it: every link must be a fragment of this page, and step numbers plain.
     ids = {tag["id"] for tag in page.find_all(id=True)}
     for href in hrefs(page):
