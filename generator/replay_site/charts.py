@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .formatting import money
+from .formatting import cost_total, money
 from .model import Session
+from .totals import Group
 
 WIDTH = 720
 HEIGHT = 120
@@ -80,24 +81,23 @@ def reward_bars(session: Session) -> Chart | None:
     return Chart("Reward per step", bars, baseline=zero, line=" ".join(points), caption=f"final cumulative reward {cumulative[-1]:g}", legend=[("reward", "bar"), ("negative reward", "bar negative"), ("cumulative reward", "running")])
 
 
-def day_charts(days: list[tuple[str, int, float]]) -> list[Chart]:
-    """Cost per day (when any is known) and sessions per day; undated sessions are left out."""
-    days = [day for day in days if day[0] != "unknown"]
+def day_charts(days: dict[str, Group]) -> list[Chart]:
+    """Cost per day (when any is known) and sessions per day, one bar per day with sessions."""
     if not days:
         return []
-    span = f"{days[0][0]} to {days[-1][0]}"
+    span = f"{min(days)} to {max(days)}"
     found = []
-    if any(cost for _, _, cost in days):
-        found.append(_per_day("Cost per day", days, lambda count, cost: cost, span))
-    found.append(_per_day("Sessions per day", days, lambda count, cost: count, span))
+    if any(group.cost.priced_steps for group in days.values()):
+        found.append(_per_day("Cost per day", days, lambda group: group.cost.usd, span))
+    found.append(_per_day("Sessions per day", days, lambda group: group.sessions, span))
     return found
 
 
-def _per_day(title: str, days: list[tuple[str, int, float]], value, span: str) -> Chart:
-    peak = max(value(count, cost) for _, count, cost in days) or 1
+def _per_day(title: str, days: dict[str, Group], value, span: str) -> Chart:
+    peak = max(value(group) for group in days.values()) or 1
     slot, width = _slots(len(days))
     bars = []
-    for index, (day, count, cost) in enumerate(days):
-        height = HEIGHT * value(count, cost) / peak
-        bars.append(Bar(index * slot, HEIGHT - height, width, height, f"{day}: {count} sessions, {money(cost)}"))
+    for index, (day, group) in enumerate(days.items()):
+        height = HEIGHT * value(group) / peak
+        bars.append(Bar(index * slot, HEIGHT - height, width, height, f"{day}: {group.sessions} sessions, {cost_total(group.cost)}"))
     return Chart(title, bars, caption=span)

@@ -18,6 +18,7 @@ from . import __version__, charts, formatting, highlight
 from .compare import Comparison
 from .model import Session, ToolCall
 from .summary import SessionSummary
+from .totals import SiteFigures
 
 # Outputs longer than this are cut on the page; the full text is written beside it.
 OUTPUT_LIMIT = 50_000
@@ -115,14 +116,12 @@ class Renderer:
         )
         return RenderedPage(html, files)
 
-    def index_page(self, summaries: list[SessionSummary], totals: dict, by_day: list, by_model: list,
-                   comparisons: list[Link] | tuple = ()) -> str:
+    def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = ()) -> str:
         return self.env.get_template("index.html").render(
             root="",
             summaries=summaries,
-            totals=totals,
-            day_charts=charts.day_charts(by_day),
-            by_model=by_model,
+            totals=figures,
+            day_charts=charts.day_charts(figures.by_day),
             comparisons=comparisons,
         )
 

@@ -22,7 +22,8 @@ from .discover import default_roots, discover, pick_readers
 from .model import CostTotal, Problem, Session
 from .readers import SessionSource, registry
 from .render import Link, PageNav, Renderer
-from .summary import ModelFigures, SessionSummary, page_slug, summarize
+from .summary import SessionSummary, page_slug, summarize
+from .totals import site_figures
 
 Progress = Callable[[int, int], None]
 
@@ -101,7 +102,6 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
 
     # Pass 1: summaries only.
-    family_of: dict[str, int] = {}
     for index, source in enumerate(sources):
         sessions, problems = read_source(source, options.prices)
         result.problems.extend(problems)
@@ -110,7 +110,6 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
                 slug = page_slug(session, session.source)
                 result.summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html"))
                 result.problems.extend(session.problems)
-                family_of[slug] = index
                 picker.offer(source, session, slug, session is top)
         if progress:
             progress(index + 1, 2 * len(sources))
@@ -135,9 +134,8 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
 
     for name, data in renderer.static_files().items():
         writer.write(name, data)
-    totals, by_day, by_model = site_totals(result.summaries)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
-    writer.write("index.html", renderer.index_page(result.summaries, totals, by_day, by_model, comparisons))
+    writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
     writer.finish()
     return result
@@ -169,36 +167,6 @@ def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, Ses
         nav.children = {cid: Link(by_id[cid].title, Path(by_id[cid].page).name, by_id[cid]) for cid in s.children if cid in by_id}
         navs[slug] = (nav, s)
     return navs
-
-
-def site_totals(summaries: list[SessionSummary]) -> tuple[dict, list[tuple[str, int, float]], list[tuple[str, ModelFigures]]]:
-    """Site figures, each session counted once (children are sessions of their own)."""
-    cost = CostTotal()
-    days: dict[str, list] = defaultdict(lambda: [0, 0.0])
-    models: dict[str, ModelFigures] = defaultdict(ModelFigures)
-    for s in summaries:
-        cost.merge(CostTotal(s.cost_usd or 0.0, s.priced_steps, s.estimated_steps, s.unpriced_steps, tuple(s.unpriced_models)))
-        day = (s.started_at or "unknown")[:10]
-        days[day][0] += 1
-        days[day][1] += s.cost_usd or 0.0
-        for name, figures in s.by_model.items():
-            total = models[name]
-            for key, value in vars(figures).items():
-                setattr(total, key, getattr(total, key) + value)
-    totals = {
-        "sessions": len(summaries),
-        "steps": sum(s.steps for s in summaries),
-        "tool_calls": sum(s.tool_calls for s in summaries),
-        "failed_tool_calls": sum(s.failed_tool_calls for s in summaries),
-        "errors": sum(s.errors for s in summaries),
-        "input_tokens": sum(s.input_tokens for s in summaries),
-        "output_tokens": sum(s.output_tokens for s in summaries),
-        "cache_read_tokens": sum(s.cache_read_tokens for s in summaries),
-        "cache_write_tokens": sum(s.cache_write_tokens for s in summaries),
-        "warnings": sum(s.warnings for s in summaries),
-        "cost": cost,
-    }
-    return totals, sorted((d, c, round(u, 6)) for d, (c, u) in days.items()), sorted(models.items())
 
 
 def sessions_json(summaries: list[SessionSummary], renderer: Renderer) -> bytes:
