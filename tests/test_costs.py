@@ -154,6 +154,15 @@ def test_step_without_model_uses_the_sessions_only_model():
     session = Session("s", "test", declared_models=["gpt-5.5"], steps=[_step(None, Usage(output=1000))])
     price_session(session)
     assert _usd(session.steps[0]) == pytest.approx(0.03, rel=1e-12)  # 1000x30 -> $0.03
+    # The step now names the model it was priced as, so per-model figures are not "unknown model".
+    assert session.steps[0].model == "gpt-5.5"
+
+
+def test_unpriced_step_without_model_lists_the_sessions_model():
+    # rlm trajectories declare the model once (run_start); a lower-bound total must still name it.
+    session = Session("s", "test", declared_models=["scripted-planner-v2"], steps=[_step(None, Usage(output=10))])
+    price_session(session)
+    assert session.cost.unpriced_models == ("scripted-planner-v2",)
 
 
 PRICES_TOML = """

@@ -177,6 +177,10 @@ def price_session(session: Session, book: PriceBook | None = None) -> None:
         fallback_model = each.declared_models[0] if len(each.declared_models) == 1 else None
         for step in each.steps:
             step.cost = price_step(step, book, fallback_model)
+            if step.cost is not None and step.model is None:
+                # Record whom the step was priced as: totals list unpriced models and the
+                # per-model table groups by step.model, else "unknown model" with no name.
+                step.model = fallback_model
 
 
 def price_step(step: Step, book: PriceBook, fallback_model: str | None = None) -> Cost | None:
