@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,36 @@ def test_reward_chart_bars_link_to_steps_with_rewards(example_site):
             rewarded = [f"#{li['id']}" for li in page.select("li.step") if li.select_one(".reward")]
             assert [a["href"] for a in figure.select("svg a")] == rewarded
     assert charts, "the rlm example sessions must draw a reward chart"
+
+
+def test_a_parallel_build_writes_the_same_bytes(tmp_path):
+    data = Path(__file__).parent / "data"
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    site.build([data], serial, site.BuildOptions(jobs=1))
+    site.build([data], parallel, site.BuildOptions(jobs=2))
+    files = sorted(p.relative_to(serial) for p in serial.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(parallel) for p in parallel.rglob("*") if p.is_file())
+    for name in files:
+        assert (serial / name).read_bytes() == (parallel / name).read_bytes(), name
+
+
+def test_two_copies_of_the_same_logs_build_two_separate_families(tmp_path):
+    """Ids repeat across copies (a backup beside the original): parents and children must be
+    resolved inside each copy, never across. Codex is left out: it reads one copy of a
+    rollout that appears twice, by design."""
+    data = Path(__file__).parent / "data"
+    for copy in ("one", "two"):
+        for name in ("claude", "glue", "gptme", "rlm"):
+            shutil.copytree(data / name, tmp_path / "logs" / copy / name)
+    single = site.build([tmp_path / "logs" / "one"], tmp_path / "single", site.BuildOptions())
+    double = site.build([tmp_path / "logs"], tmp_path / "double", site.BuildOptions())
+    assert len(double.summaries) == 2 * len(single.summaries)
+    children = sorted(len(s.children) for s in single.summaries)
+    assert sorted(len(s.children) for s in double.summaries) == sorted(children * 2)
+    for summary in double.summaries:
+        page = soup(tmp_path / "double" / summary.page)
+        copy = summary.source.split("/", 1)[0]
+        for link in page.select("p.child-link a, p.parent a"):
+            target = json.loads((tmp_path / "double" / "sessions.json").read_text())["sessions"]
+            linked = next(s for s in target if s["page"] == "sessions/" + link["href"])
+            assert linked["source"].startswith(copy + "/"), (summary.page, link["href"])

@@ -49,12 +49,13 @@ def build(
     title: Annotated[str, typer.Option("--title", help="Site title.")] = "Agent sessions",
     prices: PricesOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only warnings' count and errors.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; 0 = one per core for large builds.", min=0)] = 0,
     compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
     try:
         book = load_price_overrides(prices) if prices else None
-        options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=book, compare=list(compare or []))
+        options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=book, compare=list(compare or []), jobs=jobs)
         roots = _roots(sources, format_name, quiet)
         with _progress(quiet) as progress:
             result = site.build(roots, out, options, progress)

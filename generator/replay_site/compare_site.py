@@ -55,6 +55,13 @@ class ComparePicker:
             if session.id.startswith(half):
                 self.by_id.setdefault(half, []).append(found)
 
+    def merge(self, other: ComparePicker) -> None:
+        """Take what a picker in a worker kept; merged in source order, as if offered here."""
+        for path, found in other.by_path.items():
+            self.by_path.setdefault(path, found)
+        for half, found in other.by_id.items():
+            self.by_id.setdefault(half, []).extend(found)
+
     def resolve(self, half: str, load) -> _Found | None:
         """The session `half` names: a path in the site, an id in the site, else a path read
         on its own (`load`); None when nothing or more than one session matches."""

@@ -7,10 +7,14 @@ second pass reads each source again and writes its pages, one family in memory a
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
 import traceback
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from pathlib import Path
 
 import orjson
@@ -19,7 +23,7 @@ from . import __version__
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
-from .model import CostTotal, Problem, Session
+from .model import Problem, Session
 from .readers import SessionSource, registry
 from .render import Link, PageNav, Renderer
 from .summary import SessionSummary, page_slug, summarize
@@ -35,6 +39,7 @@ class BuildOptions:
     title: str = "Agent sessions"
     prices: PriceBook | None = None
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
+    jobs: int = 1  # worker processes; 0 = one per core when the build is large enough
 
 
 @dataclass
@@ -73,65 +78,63 @@ def read_source(source: SessionSource, book: PriceBook | None) -> tuple[list[Ses
 def _order(summaries: list[SessionSummary]) -> list[SessionSummary]:
     """Top-level sessions newest first; each followed by its descendants in reading order."""
     children = defaultdict(list)
-    known = {s.id for s in summaries}
+    known = {(s.family, s.id) for s in summaries}
     for s in summaries:
-        if s.parent and s.parent in known:
-            children[s.parent].append(s)
-    tops = [s for s in summaries if not (s.parent and s.parent in known)]
+        if s.parent and (s.family, s.parent) in known:
+            children[(s.family, s.parent)].append(s)
+    tops = [s for s in summaries if not (s.parent and (s.family, s.parent) in known)]
     tops.sort(key=lambda s: (s.started_at or "", s.page), reverse=True)
     ordered: list[SessionSummary] = []
+    placed: set[str] = set()
 
     def add(summary: SessionSummary) -> None:
+        if summary.page in placed:  # a log claiming to be its own ancestor must not loop
+            return
+        placed.add(summary.page)
         ordered.append(summary)
-        for child in children.get(summary.id, []):
+        for child in children.get((summary.family, summary.id), []):
             add(child)
 
     for top in tops:
         add(top)
+    ordered.extend(s for s in summaries if s.page not in placed)
     return ordered
 
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     from .writer import SiteWriter
 
-    readers = pick_readers(options.format)
     result = BuildResult(out)
-    sources = discover(roots, readers, result.problems)
-    agents = {name: reader.label for name, reader in registry().items()}
-
+    sources = discover(roots, pick_readers(options.format), result.problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
+    done = 0
 
-    # Pass 1: summaries only.
-    for index, source in enumerate(sources):
-        sessions, problems = read_source(source, options.prices)
-        result.problems.extend(problems)
-        for top in sessions:
-            for session in top.walk():
-                slug = page_slug(session, session.source)
-                result.summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html"))
-                result.problems.extend(session.problems)
-                picker.offer(source, session, slug, session is top)
+    def tick() -> None:
+        nonlocal done
+        done += 1
         if progress:
-            progress(index + 1, 2 * len(sources))
-    result.summaries = _order(result.summaries)
+            progress(done, 2 * len(sources))
 
-    # Pass 2: pages.
-    renderer = Renderer(options.theme, options.title, pricing_source(options.prices))
-    writer = SiteWriter(out)
-    navs = _navigation(result.summaries)
-    for index, source in enumerate(sources):
-        sessions, _ = read_source(source, options.prices)
-        for top in sessions:
-            for session in top.walk():
-                slug = page_slug(session, session.source)
-                summary = navs[slug][1]
-                page = renderer.session_page(session, summary, navs[slug][0])
-                writer.write(f"sessions/{slug}.html", page.html)
-                for name, text in sorted(page.files.items()):
-                    writer.write(name, text)
-        if progress:
-            progress(len(sources) + index + 1, 2 * len(sources))
+    with _executor(options.jobs, len(sources)) as pool:
+        # Pass 1: summaries only (and the sessions a --compare pair names).
+        slugs_of_source: list[list[str]] = []
+        for summaries, problems, offered in pool.map(partial(_summarize_source, options=options), sources):
+            result.summaries.extend(summaries)
+            result.problems.extend(problems)
+            picker.merge(offered)
+            slugs_of_source.append([Path(s.page).stem for s in summaries])
+            tick()
+        result.summaries = _order(result.summaries)
 
+        # Pass 2: pages, each worker writing its own files atomically.
+        navs = _navigation(result.summaries)
+        writer = SiteWriter(out)
+        tasks = [(source, {slug: navs[slug] for slug in slugs}) for source, slugs in zip(sources, slugs_of_source)]
+        for written in pool.map(partial(_write_source_pages, options=options, out=out), tasks):
+            writer.written |= written
+            tick()
+
+    renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
@@ -139,6 +142,72 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
     writer.finish()
     return result
+
+
+def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[list[SessionSummary], list[Problem], ComparePicker]:
+    """Pass 1 for one source: its sessions' summaries and problems, nothing kept but what a
+    --compare pair names."""
+    agents = {name: reader.label for name, reader in registry().items()}
+    picker = ComparePicker(options.compare)
+    sessions, problems = read_source(source, options.prices)
+    summaries = []
+    for top in sessions:
+        family = f"sessions/{page_slug(top, top.source)}.html"
+        for session in top.walk():
+            slug = page_slug(session, session.source)
+            summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family))
+            problems.extend(session.problems)
+            picker.offer(source, session, slug, session is top)
+    return summaries, problems, picker
+
+
+def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]]], options: BuildOptions, out: Path) -> set[str]:
+    """Pass 2 for one source: read it again and write its pages; returns the files written."""
+    from .writer import SiteWriter
+
+    source, navs = task
+    renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
+    writer = SiteWriter(out)
+    sessions, _ = read_source(source, options.prices)
+    for top in sessions:
+        for session in top.walk():
+            slug = page_slug(session, session.source)
+            nav, summary = navs[slug]
+            page = renderer.session_page(session, summary, nav)
+            writer.write(f"sessions/{slug}.html", page.html)
+            for name, text in sorted(page.files.items()):
+                writer.write(name, text)
+    return writer.written
+
+
+@lru_cache(maxsize=4)
+def _renderer(theme: str, title: str, pricing: str) -> Renderer:
+    """One renderer per process and settings: building the jinja environment is not free."""
+    return Renderer(theme, title, pricing)
+
+
+class _InlineExecutor:
+    """The executor interface, run in this process: for one job, and small builds where
+    starting worker processes costs more than it saves."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        return None
+
+    @staticmethod
+    def map(function, items):
+        return map(function, items)
+
+
+def _executor(jobs: int, sources: int):
+    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, max(1, sources // 8))
+    if workers <= 1:
+        return _InlineExecutor()
+    # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
+    # process can deadlock the children.
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _load_one(reference: str, options: BuildOptions) -> Session:
@@ -152,7 +221,7 @@ def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, Ses
     """Each page's slug -> its nav links (prev/next in index order, parent, children)."""
     by_id = {}
     for s in summaries:
-        by_id.setdefault(s.id, s)
+        by_id.setdefault((s.family, s.id), s)
     navs = {}
     for index, s in enumerate(summaries):
         slug = Path(s.page).stem
@@ -162,9 +231,11 @@ def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, Ses
             nav.prev = link(summaries[index - 1])
         if index + 1 < len(summaries):
             nav.next = link(summaries[index + 1])
-        if s.parent and s.parent in by_id:
-            nav.parent = link(by_id[s.parent])
-        nav.children = {cid: Link(by_id[cid].title, Path(by_id[cid].page).name, by_id[cid]) for cid in s.children if cid in by_id}
+        parent = by_id.get((s.family, s.parent))
+        if s.parent and parent:
+            nav.parent = link(parent)
+        kids = [by_id[(s.family, cid)] for cid in s.children if (s.family, cid) in by_id]
+        nav.children = {kid.id: Link(kid.title, Path(kid.page).name, kid) for kid in kids}
         navs[slug] = (nav, s)
     return navs
 

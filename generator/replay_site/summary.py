@@ -58,6 +58,9 @@ class SessionSummary:
     parent: str | None
     relation: str | None
     children: list[str]
+    # The page of the top-level session read with this one: parent/child ids are resolved
+    # inside a family, since the same id can turn up in two sources (a copied log).
+    family: str
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -99,7 +102,7 @@ def by_model(session: Session) -> dict[str, ModelFigures]:
     return dict(sorted(figures.items()))
 
 
-def summarize(session: Session, agent: str, page: str) -> SessionSummary:
+def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
     usage = session.usage
     cost = session.cost
     return SessionSummary(
@@ -136,5 +139,6 @@ def summarize(session: Session, agent: str, page: str) -> SessionSummary:
         parent=session.parent_id,
         relation=session.relation if session.parent_id else None,
         children=[child.id for child in session.children],
+        family=family,
         by_model=by_model(session),
     )

@@ -124,7 +124,10 @@ class RlmReader:
                 runs.append(path)
             elif shape:
                 yield SessionSource("rlm", path, root)
-        yield from _group_runs(runs, root)
+        # The runner writes a run and its delegated children into one runs/ folder; grouping
+        # per folder keeps two copies of the same runs (a backup beside the original) apart.
+        for folder in sorted({path.parent for path in runs}):
+            yield from _group_runs([path for path in runs if path.parent == folder], root)
 
     def read(self, source: SessionSource) -> list[Session]:
         shape = sniff(source.path)
