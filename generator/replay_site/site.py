@@ -202,7 +202,9 @@ class _InlineExecutor:
 
 
 def _executor(jobs: int, sources: int):
-    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, max(1, sources // 8))
+    # Starting spawned workers costs about a second; tests/benchmark.py puts the break-even
+    # near 90 sources on 2 cores, so automatic mode adds a worker per 48 sources.
+    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, max(1, sources // 48))
     if workers <= 1:
         return _InlineExecutor()
     # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
