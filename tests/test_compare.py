@@ -92,9 +92,11 @@ def test_claude_warmup_subagents_share_the_prompt_and_diverge_at_the_reply(corpu
     assert [r.status for r in c.rows] == ["same", "differs"]
     # Tokens: A 3 input + 16976 cache write + 3 output = 16982; B 16878 + 237 = 17115.
     assert (figure(c, "Tokens").a, figure(c, "Tokens").b, figure(c, "Tokens").delta) == (16982, 17115, 133)
-    # A's sonnet-4-5 is priced, B's Bedrock haiku id is not: the cost delta is unknown.
+    # A: sonnet-4.5, 3*3 + 3*15 + 16976*3.75 = 63714 -> $0.063714; B: Bedrock regional haiku 4.5,
+    # 16878*1.1 + 237*5.5 = 19869.3 -> $0.0198693 (genai-prices 0.2.3 rates per MTok).
     cost = figure(c, "Cost")
-    assert cost.a.priced_steps == 1 and cost.b.priced_steps == 0 and cost.delta is None
+    assert cost.a.priced_steps == 1 and cost.b.priced_steps == 1
+    assert cost.delta == pytest.approx(0.0198693 - 0.063714)
     # 19:37:37.159 -> 19:38:56.408 vs 19:37:37.157 -> 19:37:42.118.
     assert figure(c, "Duration").delta == pytest.approx(4.961 - 79.249)
     assert all(f.label != "Reward" for f in c.figures)  # Claude Code has no rewards

@@ -79,6 +79,16 @@ def test_provider_prefix_and_dated_names_resolve_to_the_same_price():
     assert [_usd(step) for step in session.steps] == pytest.approx([0.054] * 3, rel=1e-12)
 
 
+def test_bedrock_ids_resolve_with_aws_as_the_provider():
+    # Claude Code on Bedrock logs "converse/<region>.anthropic.<model>-v1:0"; genai-prices 0.2.3
+    # prices regional haiku 4.5 at $1.10 in / $5.50 out per MTok (10% over Anthropic's own):
+    # 16878*1.1 + 237*5.5 = 19869.3 -> $0.0198693, the same with or without the prefix.
+    usage = Usage(input=16_878, output=237)
+    names = ["converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0", "jp.anthropic.claude-haiku-4-5-20251001-v1:0"]
+    session = _priced(*(_step(name, usage) for name in names))
+    assert [_usd(step) for step in session.steps] == pytest.approx([0.0198693] * 2, rel=1e-9)
+
+
 def test_tier_threshold_counts_cached_input():
     # Anthropic's >200k tier is decided by all input, cached included:
     # 1000 + 250000 = 251000 > 200000 -> tier rates: 1000x6 + 250000x0.6 = 6000+150000 = 156000 -> $0.156.

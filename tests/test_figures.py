@@ -215,25 +215,25 @@ def test_claude_subagents_roll_up_once(corpus, built):
     document = built[1]
     # Old layout: agent-*.jsonl next to the parent. agent-36541525 is one sonnet-4.5 response
     # (3 in, 3 out, 16,976 cache write 5m): 9 + 45 + 63660 = 63714 -> $0.063714.
-    # agent-50243ee8 is one response of "converse/jp.anthropic.claude-haiku-4-5-…" (16,878 in,
-    # 237 out): no price for that name, so unknown — and it must stay out of the dollar sum.
+    # agent-50243ee8 is one response of "converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0"
+    # (16,878 in, 237 out): a Bedrock regional id (behind the Converse API prefix), priced
+    # in genai-prices 0.2.3 as aws regional haiku 4.5 at $1.10 in / $5.50 out per MTok:
+    # 16878*1.1 + 237*5.5 = 18565.8 + 1303.5 = 19869.3 -> $0.0198693.
     folder = corpus / "claude/codemie/-tmp-private"
     parent = summary_of(document, "claude/codemie/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
     done = summary_of(document, "claude/codemie/-tmp-private/agent-36541525.jsonl")
-    unpriced = summary_of(document, "claude/codemie/-tmp-private/agent-50243ee8.jsonl")
+    bedrock = summary_of(document, "claude/codemie/-tmp-private/agent-50243ee8.jsonl")
     own, child_a, child_b = (claude_tally(folder / name) for name in (
         "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", "agent-36541525.jsonl", "agent-50243ee8.jsonl"))
     assert_figures(done, child_a)
     assert child_a.usd == pytest.approx(0.063714)
-    assert_figures(unpriced, child_b)
-    assert (unpriced["cost_usd"], unpriced["unpriced_models"]) == (None, ["converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0"])
-    assert {done["parent"], unpriced["parent"]} == {parent["id"]}
-    # Own + each priced child exactly once: 0.2159721 + 0.063714 = 0.2796861.
-    assert parent["cost_with_children_usd"] == pytest.approx(own.usd + child_a.usd, abs=2e-6)
-    assert parent["cost_with_children_usd"] == pytest.approx(0.2796861, abs=2e-6)
-    # The page says the with-children figure is a lower bound (the haiku step is unpriced).
+    assert (bedrock["input_tokens"], bedrock["output_tokens"]) == (16_878, 237)
+    assert (bedrock["cost_usd"], bedrock["unpriced_models"]) == (pytest.approx(0.0198693, abs=1e-6), [])
+    assert {done["parent"], bedrock["parent"]} == {parent["id"]}
+    # Own + each child exactly once: 0.2159721 + 0.063714 + 0.0198693 = 0.2995554.
+    assert parent["cost_with_children_usd"] == pytest.approx(0.2995554, abs=2e-6)
     page = BeautifulSoup((built[0] / parent["page"]).read_bytes(), "html.parser").get_text(" ", strip=True)
-    assert "≥ $0.2797, 1 step unpriced with subagents" in page
+    assert "≈ $0.2996 with subagents" in page
 
     # New layout: <session>/subagents/agent-a485154.jsonl.
     parent = summary_of(document, "claude/codemie/incremental-subagents/turn-1.jsonl")

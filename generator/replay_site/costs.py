@@ -221,6 +221,9 @@ def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
             attempts.append((rest, prefix))
         attempts.append((rest, None))
     attempts.append((model, None))
+    # Bedrock ids ("jp.anthropic.claude-haiku-4-5-20251001-v1:0", logged behind a
+    # "converse/" API prefix) only resolve with AWS named as the provider.
+    attempts.extend((name, "aws") for name, _ in list(attempts) if "." in name)
     for model_ref, provider_id in attempts:
         try:
             return _SNAPSHOT.find_provider_model(model_ref, None, provider_id, None)

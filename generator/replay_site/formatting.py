@@ -22,6 +22,8 @@ def when(moment: datetime | str | None, local: bool = False) -> str:
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
     if seconds < 60:
         return f"{seconds:.1f}s"
     minutes, secs = divmod(int(round(seconds)), 60)

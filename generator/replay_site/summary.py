@@ -54,6 +54,7 @@ class SessionSummary:
     unpriced_steps: int
     unpriced_models: list[str]
     cost_with_children_usd: float | None
+    cost_with_children_is_lower_bound: bool
     warnings: int
     parent: str | None
     relation: str | None
@@ -105,6 +106,7 @@ def by_model(session: Session) -> dict[str, ModelFigures]:
 def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
     usage = session.usage
     cost = session.cost
+    with_children = session.cost_with_children
     return SessionSummary(
         id=session.id,
         format=session.format,
@@ -134,7 +136,8 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         estimated_steps=cost.estimated_steps,
         unpriced_steps=cost.unpriced_steps,
         unpriced_models=list(cost.unpriced_models),
-        cost_with_children_usd=_cost_usd(session.cost_with_children),
+        cost_with_children_usd=_cost_usd(with_children),
+        cost_with_children_is_lower_bound=with_children.is_lower_bound,
         warnings=len(session.problems),
         parent=session.parent_id,
         relation=session.relation if session.parent_id else None,
