@@ -3,7 +3,8 @@
 find() sniffs each file's first object only and groups a family (a session, its
 forks, its subagents, stale copies of the same rollout) into one SessionSource so
 read() can link them both ways. The line shapes live in codex_shapes, the step
-building in codex_build, outputs in codex_outputs, edits in codex_patch.
+building in codex_build, tool calls and their results in codex_calls (outputs in
+codex_outputs, edits in codex_patch).
 """
 from __future__ import annotations
 
@@ -142,7 +143,7 @@ class CodexReader:
             session.problems.extend(problems)
             session.number_steps()
             sessions[ident] = session
-            for child in builder.spawned.values():
+            for child in builder.tools.spawned.values():
                 spawned.setdefault(child, ident)
         roots: list[Session] = []
         for ident, session in sessions.items():

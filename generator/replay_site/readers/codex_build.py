@@ -1,8 +1,10 @@
-"""Codex records -> Steps: one assistant step per model response, outputs paired by call_id.
+"""Codex records -> Steps: one assistant step per model response, with its token usage.
 
 The record stream (see codex_shapes) is walked once. Decisions that need the whole
 file (which texts are duplicated as events, which call failed once every end
-event is in) are made from a first pass and a final pass, never by position alone.
+event is in) are made from a first pass and a final pass, never by position alone;
+tool calls and the pieces of their results are handed to codex_calls, which
+settles them in that final pass.
 """
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..model import Detail, Fact, Problem, Session, Step, TodoItem, ToolCall, Usage
-from .codex_outputs import OutputInfo, classify, command_text, end_duration, end_exit_code
-from .codex_patch import changes_from_event, parse_apply_patch, patch_in
+from ..model import Detail, Fact, Problem, Session, Step, Usage
+from .codex_calls import CALL_ITEMS, ToolCalls
+from .codex_outputs import classify
 from .codex_shapes import Record
 from .timestamps import parse_time
 
@@ -22,7 +24,7 @@ _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
 _QUIET_EVENTS = frozenset(
     {
         "task_started", "task_complete", "turn_started", "turn_complete", "turn_diff", "web_search_begin",
-        "web_search_end", "collab_waiting_begin", "collab_waiting_end", "collab_agent_spawn_begin",
+        "web_search_end", "collab_waiting_begin", "collab_agent_spawn_begin",
         "exec_command_begin", "exec_command_output_delta", "patch_apply_begin", "mcp_tool_call_begin",
         "mcp_tool_call_end", "context_compacted", "entered_review_mode", "exited_review_mode",
         "agent_reasoning_section_break", "agent_reasoning_raw_content", "item_started", "plan_update",
@@ -94,13 +96,7 @@ class Builder:
         self.prev_total: Any = None
         self.response_ids: set[str] = set()
         self.use_records = any(r.kind == "token_usage_record" for r in records)
-        self.calls: dict[str, ToolCall] = {}
-        self.call_step: dict[str, Step] = {}
-        self.patches: dict[str, str] = {}
-        self.outputs: dict[str, OutputInfo] = {}
-        self.ends: dict[str, dict[str, Any]] = {}
-        self.patch_ends: dict[str, dict[str, Any]] = {}
-        self.spawned: dict[str, str] = {}
+        self.tools = ToolCalls()
         self.meta: dict[str, Any] | None = None
         self.meta_ids: list[str] = []
         # Texts written both as response item and as event: the event is shown only when unmatched.
@@ -165,7 +161,7 @@ class Builder:
                 last = Step("event", title="Token usage without a recorded response", collapsed=True)
                 self.s.steps.append(last)
             last.usage = self.pending if last.usage is None else last.usage + self.pending
-        self._finish_calls()
+        self.tools.settle(self.cwd)
         stamps = [r.timestamp for r in self.records if r.timestamp]
         if stamps:
             self.s.ended_at = max(stamps)
@@ -228,8 +224,8 @@ class Builder:
                 step.thinking = "\n\n".join(filter(None, [step.thinking, *texts]))
             else:
                 self._assistant(record)  # encrypted only: still the start of a response
-        elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
-            self._call(record)
+        elif kind in CALL_ITEMS:
+            self.tools.call(payload, self._assistant(record))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._output(record)
         elif kind in ("compaction", "compaction_summary"):
@@ -262,71 +258,19 @@ class Builder:
             self._add(Step("user", timestamp=record.timestamp, text=prompt, images=images))
             self.s.title = self.s.title or prompt.strip().splitlines()[0][:120] if prompt.strip() else self.s.title
 
-    def _call(self, record: Record) -> None:
-        payload = record.payload
-        kind = payload["type"]
-        step = self._assistant(record)
-        call_id = payload.get("call_id") or payload.get("id")
-        call = ToolCall(name=str(payload.get("name") or kind.removesuffix("_call")), id=call_id)
-        patch: str | None = None
-        if kind == "function_call":
-            raw = payload.get("arguments")
-            try:
-                args = json.loads(raw) if isinstance(raw, str) else raw
-            except ValueError:
-                args = raw
-            call.arguments = args if isinstance(args, (dict, str)) else raw
-            if isinstance(args, dict):
-                command = args.get("cmd") if call.name == "exec_command" else args.get("command")
-                call.code = command_text(command) if call.name != "apply_patch" else None
-                if call.name == "apply_patch":
-                    patch = patch_in(args.get("input") or args.get("patch"))
-                elif call.name == "update_plan" and isinstance(args.get("plan"), list):
-                    call.todos = [
-                        TodoItem(str(item.get("step", "")), str(item.get("status", "pending")))
-                        for item in args["plan"]
-                        if isinstance(item, dict)
-                    ]
-            elif call.name == "apply_patch":
-                patch = patch_in(raw if isinstance(raw, str) else None)
-        elif kind == "custom_tool_call":
-            call.arguments = payload.get("input")
-            if call.name == "apply_patch":
-                patch = patch_in(payload.get("input"))
-        elif kind == "local_shell_call":
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
-            call.name, call.arguments, call.code = "local_shell", action, command_text(action.get("command"))
-        else:  # web_search_call: the result goes straight back to the model, never into the log
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
-            call.name, call.arguments = "web_search", action
-            call.output = action.get("query") if isinstance(action.get("query"), str) else None
-            call.is_error = payload.get("status") == "failed"
-        if call.code:
-            call.language = "bash"
-            patch = patch or patch_in(call.code)
-        step.tool_calls.append(call)
-        if call_id and kind != "web_search_call":
-            self.calls[call_id] = call
-            self.call_step[call_id] = step
-            if patch:
-                self.patches[call_id] = patch
-
     def _output(self, record: Record) -> None:
-        payload = record.payload
-        call_id = payload.get("call_id")
-        if call_id not in self.calls:
-            step = self._assistant(record)
-            orphan = ToolCall(name="(unknown call)", id=call_id, orphan=True)
-            step.tool_calls.append(orphan)
-            self.calls[call_id or f"orphan:{record.line}"] = orphan
-            self.call_step[call_id or f"orphan:{record.line}"] = step
-        self.outputs[call_id] = classify(payload.get("output"), bool(payload.get("_is_error")))
+        call_id = record.payload.get("call_id")
+        if call_id not in self.tools.calls:
+            self.tools.orphan(call_id, record.line, self._assistant(record))
+        self.tools.output(record.payload)
         self.cur_has_output = True
 
     # -- events --------------------------------------------------------------------------------
     def _on_event_msg(self, record: Record) -> None:
         payload = record.payload
         kind = payload.get("type")
+        if self.tools.event(kind, payload):
+            return
         if kind == "user_message":
             text = str(payload.get("message") or "")
             if self.dup_user[text.strip()] > 0:
@@ -350,20 +294,6 @@ class Builder:
                 step.thinking = f"{step.thinking}\n\n{text}" if step.thinking else text
         elif kind == "token_count":
             self._token_count(payload)
-        elif kind == "exec_command_end":
-            self.ends[str(payload.get("call_id"))] = payload
-        elif kind == "patch_apply_end":
-            self.patch_ends[str(payload.get("call_id"))] = payload
-        elif kind == "item_completed":
-            item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
-            if item.get("type") == "CommandExecution":
-                self.ends[str(item.get("id"))] = item
-            elif item.get("type") == "FileChange":
-                self.patch_ends[str(item.get("id"))] = {**item, "success": item.get("status") != "failed"}
-        elif kind == "collab_agent_spawn_end":
-            if payload.get("new_thread_id"):
-                self.spawned[str(payload.get("call_id"))] = str(payload["new_thread_id"])
-            self.ends.setdefault(str(payload.get("call_id")), {})
         elif kind == "thread_settings_applied":
             settings = payload.get("thread_settings") if isinstance(payload.get("thread_settings"), dict) else {}
             if isinstance(settings.get("model"), str):
@@ -374,10 +304,7 @@ class Builder:
         elif kind == "turn_aborted":
             reason = str(payload.get("reason") or "aborted")
             self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
-        elif kind in _QUIET_EVENTS:
-            if kind == "collab_waiting_end" and payload.get("call_id"):
-                self.ends.setdefault(str(payload["call_id"]), {})
-        else:
+        elif kind not in _QUIET_EVENTS:
             self._stub(record, f"event {kind!r}")
 
     def _token_count(self, payload: dict[str, Any]) -> None:
@@ -389,69 +316,3 @@ class Builder:
             return  # the same event re-emitted (Codex repeats it after each turn_context)
         self.prev_total = total
         self._use(_usage(info.get("last_token_usage") or total))
-
-    # -- final pass ----------------------------------------------------------------------------
-    def _finish_calls(self) -> None:
-        processes: dict[str, str] = {}
-        stdin_calls = []
-        for call_id, call in self.calls.items():
-            if call.name == "write_stdin":
-                stdin_calls.append((call_id, call))
-                continue
-            info = self._apply_output(call_id, call)
-            if info and info.running_session:
-                processes[info.running_session] = call_id
-            end = self.ends.get(call_id)
-            if end:
-                process = end.get("process_id")
-                if process is not None:
-                    processes.setdefault(str(process), call_id)
-                code = end_exit_code(end)
-                if code is not None:
-                    # The process's final code; a `Process running…` output had none to give.
-                    call.exit_code, call.is_error = code, code != 0
-                if call.output is None and isinstance(end.get("aggregated_output"), str):
-                    call.output = end["aggregated_output"]
-                call.duration_s = call.duration_s or end_duration(end.get("duration"))
-            self._apply_patch(call_id, call)
-            child = self.spawned.get(call_id)
-            if child:
-                call.child_session_id = child
-                self.call_step[call_id].child_session_ids.append(child)
-            if info is None and end is None and call_id not in self.patch_ends and not call.orphan:
-                call.missing_result = True
-        for call_id, call in stdin_calls:
-            info = self._apply_output(call_id, call)
-            if info is None:
-                call.missing_result = True
-                continue
-            # `Process exited with code N` here reports the polled process, not this call: the failure
-            # belongs to the exec_command that started it (once), unless its end event already said so.
-            call.exit_code, call.is_error = None, info.is_error and info.exit_code is None
-            args = call.arguments if isinstance(call.arguments, dict) else {}
-            origin = self.calls.get(processes.get(str(args.get("session_id")), ""))
-            if origin is not None and info.exit_code is not None and origin.exit_code is None:
-                origin.exit_code, origin.is_error = info.exit_code, info.exit_code != 0
-
-    def _apply_output(self, call_id: str, call: ToolCall) -> OutputInfo | None:
-        info = self.outputs.get(call_id)
-        if info is None:
-            return None
-        call.output = info.text
-        call.exit_code = info.exit_code
-        call.is_error = call.is_error or info.is_error
-        call.duration_s = info.duration_s
-        call.images.extend(info.images)
-        return info
-
-    def _apply_patch(self, call_id: str, call: ToolCall) -> None:
-        end = self.patch_ends.get(call_id)
-        if end is not None:
-            if end.get("success") is False:
-                call.is_error = True
-            if call.output is None:
-                call.output = "\n".join(s for s in (end.get("stdout"), end.get("stderr")) if isinstance(s, str) and s)
-            call.changes = changes_from_event(end.get("changes"), self.cwd)
-        if not call.changes and call_id in self.patches:
-            # One set of changes per call: the structured event when persisted, else the patch text.
-            call.changes = parse_apply_patch(self.patches[call_id], self.cwd)

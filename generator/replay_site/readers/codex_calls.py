@@ -1,0 +1,180 @@
+"""Codex tool calls: each call item -> a ToolCall, resolved once against every piece of its result.
+
+A call's result is spread over up to three places that arrive in any order: its output
+item, an end event (exec_command_end, patch_apply_end or item_completed), and, for a
+process left running, the exit code a later write_stdin poll reports. The walk only
+collects them here; settle() decides once the whole file is in.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..model import Step, TodoItem, ToolCall
+from .codex_outputs import OutputInfo, classify, command_text, end_duration, end_exit_code
+from .codex_patch import changes_from_event, parse_apply_patch, patch_in
+
+CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+
+
+def _tool_call(payload: dict[str, Any]) -> tuple[ToolCall, str | None]:
+    """The ToolCall for a call item, and the patch text it applies, if any."""
+    kind = payload["type"]
+    call = ToolCall(name=str(payload.get("name") or kind.removesuffix("_call")), id=payload.get("call_id") or payload.get("id"))
+    patch: str | None = None
+    if kind == "function_call":
+        raw = payload.get("arguments")
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            args = raw
+        call.arguments = args if isinstance(args, (dict, str)) else raw
+        if isinstance(args, dict):
+            command = args.get("cmd") if call.name == "exec_command" else args.get("command")
+            call.code = command_text(command) if call.name != "apply_patch" else None
+            if call.name == "apply_patch":
+                patch = patch_in(args.get("input") or args.get("patch"))
+            elif call.name == "update_plan" and isinstance(args.get("plan"), list):
+                call.todos = [
+                    TodoItem(str(item.get("step", "")), str(item.get("status", "pending")))
+                    for item in args["plan"]
+                    if isinstance(item, dict)
+                ]
+        elif call.name == "apply_patch":
+            patch = patch_in(raw if isinstance(raw, str) else None)
+    elif kind == "custom_tool_call":
+        call.arguments = payload.get("input")
+        if call.name == "apply_patch":
+            patch = patch_in(payload.get("input"))
+    elif kind == "local_shell_call":
+        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        call.name, call.arguments, call.code = "local_shell", action, command_text(action.get("command"))
+    else:  # web_search_call: the result goes straight back to the model, never into the log
+        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        call.name, call.arguments = "web_search", action
+        call.output = action.get("query") if isinstance(action.get("query"), str) else None
+        call.is_error = payload.get("status") == "failed"
+    if call.code:
+        call.language = "bash"
+        patch = patch or patch_in(call.code)
+    return call, patch
+
+
+class ToolCalls:
+    """Every call of one session by call_id, with the pieces of its result as they come in."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, ToolCall] = {}
+        self.call_step: dict[str, Step] = {}
+        self.patches: dict[str, str] = {}
+        self.outputs: dict[str, OutputInfo] = {}
+        self.ends: dict[str, dict[str, Any]] = {}
+        self.patch_ends: dict[str, dict[str, Any]] = {}
+        self.spawned: dict[str, str] = {}  # call_id -> the thread that call spawned
+
+    def call(self, payload: dict[str, Any], step: Step) -> None:
+        call, patch = _tool_call(payload)
+        step.tool_calls.append(call)
+        if call.id and payload["type"] != "web_search_call":
+            self.calls[call.id] = call
+            self.call_step[call.id] = step
+            if patch:
+                self.patches[call.id] = patch
+
+    def orphan(self, call_id: str | None, line: int, step: Step) -> None:
+        """An output whose call was never logged still shows, on a stand-in call."""
+        orphan = ToolCall(name="(unknown call)", id=call_id, orphan=True)
+        step.tool_calls.append(orphan)
+        self.calls[call_id or f"orphan:{line}"] = orphan
+        self.call_step[call_id or f"orphan:{line}"] = step
+
+    def output(self, payload: dict[str, Any]) -> None:
+        self.outputs[payload.get("call_id")] = classify(payload.get("output"), bool(payload.get("_is_error")))
+
+    def event(self, kind: Any, payload: dict[str, Any]) -> bool:
+        """Keep an event_msg that ends a call; False when it is about something else."""
+        if kind == "exec_command_end":
+            self.ends[str(payload.get("call_id"))] = payload
+        elif kind == "patch_apply_end":
+            self.patch_ends[str(payload.get("call_id"))] = payload
+        elif kind == "item_completed":
+            item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+            if item.get("type") == "CommandExecution":
+                self.ends[str(item.get("id"))] = item
+            elif item.get("type") == "FileChange":
+                self.patch_ends[str(item.get("id"))] = {**item, "success": item.get("status") != "failed"}
+        elif kind == "collab_agent_spawn_end":
+            if payload.get("new_thread_id"):
+                self.spawned[str(payload.get("call_id"))] = str(payload["new_thread_id"])
+            self.ends.setdefault(str(payload.get("call_id")), {})
+        elif kind == "collab_waiting_end":
+            if payload.get("call_id"):
+                self.ends.setdefault(str(payload["call_id"]), {})
+        else:
+            return False
+        return True
+
+    def settle(self, cwd: str | None) -> None:
+        processes: dict[str, str] = {}
+        stdin_calls = []
+        for call_id, call in self.calls.items():
+            if call.name == "write_stdin":
+                stdin_calls.append((call_id, call))
+                continue
+            info = self._apply_output(call_id, call)
+            if info and info.running_session:
+                processes[info.running_session] = call_id
+            end = self.ends.get(call_id)
+            if end:
+                process = end.get("process_id")
+                if process is not None:
+                    processes.setdefault(str(process), call_id)
+                code = end_exit_code(end)
+                if code is not None:
+                    # The process's final code; a `Process running…` output had none to give.
+                    call.exit_code, call.is_error = code, code != 0
+                if call.output is None and isinstance(end.get("aggregated_output"), str):
+                    call.output = end["aggregated_output"]
+                call.duration_s = call.duration_s or end_duration(end.get("duration"))
+            self._apply_patch(call_id, call, cwd)
+            child = self.spawned.get(call_id)
+            if child:
+                call.child_session_id = child
+                self.call_step[call_id].child_session_ids.append(child)
+            if info is None and end is None and call_id not in self.patch_ends and not call.orphan:
+                call.missing_result = True
+        for call_id, call in stdin_calls:
+            info = self._apply_output(call_id, call)
+            if info is None:
+                call.missing_result = True
+                continue
+            # `Process exited with code N` here reports the polled process, not this call: the failure
+            # belongs to the exec_command that started it (once), unless its end event already said so.
+            call.exit_code, call.is_error = None, info.is_error and info.exit_code is None
+            args = call.arguments if isinstance(call.arguments, dict) else {}
+            origin = self.calls.get(processes.get(str(args.get("session_id")), ""))
+            if origin is not None and info.exit_code is not None and origin.exit_code is None:
+                origin.exit_code, origin.is_error = info.exit_code, info.exit_code != 0
+
+    def _apply_output(self, call_id: str, call: ToolCall) -> OutputInfo | None:
+        info = self.outputs.get(call_id)
+        if info is None:
+            return None
+        call.output = info.text
+        call.exit_code = info.exit_code
+        call.is_error = call.is_error or info.is_error
+        call.duration_s = info.duration_s
+        call.images.extend(info.images)
+        return info
+
+    def _apply_patch(self, call_id: str, call: ToolCall, cwd: str | None) -> None:
+        end = self.patch_ends.get(call_id)
+        if end is not None:
+            if end.get("success") is False:
+                call.is_error = True
+            if call.output is None:
+                call.output = "\n".join(s for s in (end.get("stdout"), end.get("stderr")) if isinstance(s, str) and s)
+            call.changes = changes_from_event(end.get("changes"), cwd)
+        if not call.changes and call_id in self.patches:
+            # One set of changes per call: the structured event when persisted, else the patch text.
+            call.changes = parse_apply_patch(self.patches[call_id], cwd)
