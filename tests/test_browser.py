@@ -114,3 +114,23 @@ def test_sorting_the_index_by_cost_with_javascript(browser, built):
     assert [int(v) for v in values] == sorted((int(v) for v in values), reverse=True)
     assert page.errors == []
     context.close()
+
+
+def test_an_exported_replay_runs_its_inline_script_from_file(browser, tmp_path):
+    from typer.testing import CliRunner
+
+    from replay_site.cli import app
+
+    out = tmp_path / "replay.html"
+    data = Path(__file__).parent / "data" / "glue"
+    assert CliRunner().invoke(app, ["export", "--last", "-s", str(data), "-o", str(out)]).exit_code == 0
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto(out.as_uri())
+    # the inline script ran (CSP admitted its hash): it reveals the toolbar and its button works
+    assert page.locator(".steps details:not([open])").count() > 0
+    page.locator("#expand-all").click()
+    closed = page.locator(".steps details:not([open])").count()
+    assert closed == 0
+    assert page.errors == [] and page.remote == []
+    context.close()

@@ -181,7 +181,9 @@ def test_standalone_page_is_one_self_contained_file(corpus, tmp_path):
     # Its CSP admits that one <style> by hash, and nothing inline besides.
     css_hash = base64.b64encode(hashlib.sha256(page.style.string.encode()).digest()).decode()
     csp = page.find("meta", attrs={"http-equiv": "Content-Security-Policy"})["content"]
-    assert f"style-src 'sha256-{css_hash}'" in csp and "unsafe-inline" not in csp and "script-src" not in csp
+    js_hash = base64.b64encode(hashlib.sha256(page.find("script").string.encode()).digest()).decode()
+    assert f"style-src 'sha256-{css_hash}'" in csp and f"script-src 'sha256-{js_hash}'" in csp
+    assert "unsafe-inline" not in csp and "'self'" not in csp
     # No page beside it: every link must be a fragment of this page, and step numbers plain.
     ids = {tag["id"] for tag in page.find_all(id=True)}
     for href in hrefs(page):

@@ -171,6 +171,36 @@ def check(
 
 
 @app.command()
+def export(
+    session: Annotated[Optional[str], typer.Argument(help="A log path or a session id (or unique id prefix).", show_default=False)] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write: one self-contained HTML page.")] = Path("replay.html"),
+    last: Annotated[bool, typer.Option("--last", help="Export the most recently started session.")] = False,
+    sources: Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).")] = None,
+    theme: Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")] = "default",
+    format_name: FormatOpt = "auto",
+    prices: PricesOpt = None,
+) -> None:
+    """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
+    from .costs import pricing_source
+    from .readers import registry as readers
+    from .render import Renderer
+    from .summary import summarize
+
+    if not session and not last:
+        raise _fail("name a SESSION (path or id) or pass --last")
+    try:
+        book = _load_prices(prices)
+        found = catalog.load_session(None if last else session, _roots(sources, format_name, True), format_name, book)
+        agent = readers()[found.format].label if found.format in readers() else found.format
+        html = Renderer(theme, "replay-site", pricing_source(book)).standalone_session_page(found, summarize(found, agent, "", ""))
+    except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
+        raise _fail(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html, encoding="utf-8")
+    typer.echo(f"{found.id}: {len(found.steps)} steps -> {out}")
+
+
+@app.command()
 def compare(
     session_a: Annotated[str, typer.Argument(help="Session A: a log path, or a session id (or unique id prefix) in --source.", show_default=False)],
     session_b: Annotated[str, typer.Argument(help="Session B: a log path, or a session id (or unique id prefix).", show_default=False)],
@@ -182,13 +212,14 @@ def compare(
 ) -> None:
     """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
     from .compare_site import standalone_page
+    from .costs import pricing_source
     from .render import Renderer
 
     try:
         book = _load_prices(prices)
         roots = _roots(sources, format_name, True)
         a, b = (catalog.load_session(ref, roots, format_name, book) for ref in (session_a, session_b))
-        comparison, html = standalone_page(a, b, Renderer(theme, "replay-site compare"))
+        comparison, html = standalone_page(a, b, Renderer(theme, "replay-site compare", pricing_source(book)))
     except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -90,7 +90,7 @@ class Renderer:
         self.env.filters["markdown"] = highlight.markdown
         self.env.filters["highlight"] = highlight.code
         self.env.filters["diff_rows"] = highlight.diff_rows
-        self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT)
+        self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT, inline=None)
 
     def static_files(self) -> dict[str, bytes]:
         """assets/ contents: the theme's static files (overrides first) plus pygments' CSS."""
@@ -133,20 +133,36 @@ class Renderer:
             comparison=comparison,
             link_a=link_a,
             link_b=link_b,
-            inline_css=(css := self.inline_css() if root is None else None),
-            # The page's CSP admits exactly this <style> (by hash) and no other inline code.
-            style_hash=base64.b64encode(hashlib.sha256(css.encode()).digest()).decode() if css else None,
+            inline=self.inline_assets() if root is None else None,
         )
 
-    def inline_css(self) -> Markup:
-        """The theme's style.css and pygments' CSS for a <style> block. Markup, because
-        entity-escaping would break selectors like `a > b`; these are our own files, and
-        nothing in them may close the element early."""
+    def standalone_session_page(self, session: Session, summary: SessionSummary) -> str:
+        """One session as a single HTML file to attach to a bug report: CSS and JS inline,
+        outputs uncut (there is no folder beside it), no links to pages that are not in it."""
+        outputs = {(step.number, index): OutputView(call.output or "", len(call.output or ""))
+                   for step in session.steps for index, call in enumerate(step.tool_calls, start=1)}
+        return self.env.get_template("session.html").render(
+            root="",
+            session=session,
+            summary=summary,
+            nav=PageNav(""),
+            outputs=outputs,
+            running_cost=formatting.running_costs(session),
+            cost_chart=charts.cost_bars(session),
+            reward_chart=charts.reward_bars(session),
+            inline=self.inline_assets(),
+        )
+
+    def inline_assets(self) -> InlineAssets:
+        """The theme's CSS (with pygments') and JS for inline <style> and <script> blocks.
+        Markup, because entity-escaping would break selectors like `a > b`; these are our own
+        files, and nothing in them may close the element early."""
         files = self.static_files()
         css = "\n".join(files[name].decode() for name in ("assets/style.css", "assets/pygments.css") if name in files)
-        if "</" in css:
-            raise ValueError("theme CSS must not contain '</' (it would end the inline <style>)")
-        return Markup(css)
+        js = files.get("assets/app.js", b"").decode()
+        if "</" in css or "</" in js:
+            raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
+        return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
 
     @staticmethod
     def _outputs(session: Session, slug: str) -> tuple[dict[tuple[int, int], OutputView], dict[str, str]]:
@@ -157,6 +173,18 @@ class Renderer:
             for index, call in enumerate(step.tool_calls, start=1):
                 views[(step.number, index)] = _output_view(call, slug, step.number, index, files)
         return views, files
+
+
+@dataclass
+class InlineAssets:
+    css: Markup
+    js: Markup
+    style_hash: str  # base64 sha256, for the page's Content-Security-Policy
+    script_hash: str
+
+
+def _sha256(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
 def _output_view(call: ToolCall, slug: str, step: int, index: int, files: dict[str, str]) -> OutputView:
