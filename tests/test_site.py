@@ -211,3 +211,20 @@ def test_two_copies_of_the_same_logs_build_two_separate_families(tmp_path):
             target = json.loads((tmp_path / "double" / "sessions.json").read_text())["sessions"]
             linked = next(s for s in target if s["page"] == "sessions/" + link["href"])
             assert linked["source"].startswith(copy + "/"), (summary.page, link["href"])
+
+
+def test_every_step_of_a_priced_session_shows_the_running_total(example_site):
+    checked = 0
+    for entry in json.loads((example_site / "sessions.json").read_text())["sessions"]:
+        page = soup(example_site / entry["page"])
+        steps = page.select("li.step")
+        running = [step.select_one(".running-cost") for step in steps]
+        if entry["priced_steps"] == 0:
+            assert not any(running), entry["page"]
+            continue
+        assert all(running), entry["page"]
+        # the last running total is the session's own total, as the header states it
+        header = page.find("dt", string="Cost").find_next("dd").get_text(" ", strip=True)
+        assert header.startswith(running[-1].get_text(strip=True).removeprefix("Σ").strip()), entry["page"]
+        checked += 1
+    assert checked, "the example data must hold a priced session"

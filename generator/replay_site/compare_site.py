@@ -105,9 +105,3 @@ def write_comparisons(picker: ComparePicker, renderer: Renderer, writer, load) -
 
 def _link(found: _Found) -> str | None:
     return f"../sessions/{found.slug}.html" if found.in_site else None
-
-
-def standalone_page(a: Session, b: Session, renderer: Renderer) -> tuple[Comparison, str]:
-    """One self-contained HTML file: inline CSS, and no links to pages that do not exist."""
-    comparison = compare_sessions(a, b)
-    return comparison, renderer.compare_page(comparison, None, None, None)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .compare import Comparison
 from .formatting import cost_total, duration, money, when
 from .model import CostTotal, Session, Step
 
@@ -85,3 +86,48 @@ def session_rows(sessions: list[Session]) -> list[tuple[str, ...]]:
     ordered = sorted(sessions, key=lambda s: (s.started_at.isoformat() if s.started_at else "", s.id), reverse=True)
     return [(s.id, when(s.started_at, s.local_time), s.format, str(len(s.steps)), cost_total(s.cost), str(s.error_count), duration(s.duration_s))
             for s in ordered]
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "start", "agent", "steps", "cost", "errors", "duration")
+    for row in rows:
+        table.add_row(*row)
+    Console(width=200).print(table)
+
+
+def divergence_line(comparison: Comparison) -> str:
+    found = comparison.divergence
+    if found is None:
+        return "no divergence"
+    return (f"diverge at A step {found.a.number if found.a else '-'} / "
+            f"B step {found.b.number if found.b else '-'}: {found.explanation}")
+
+
+class ProgressBar:
+    """A rich progress bar for builds of more than a few sessions (typer brings rich);
+    used as the build's progress callback."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.bar = None
+
+    def __enter__(self):
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled or total < 12:  # two passes per source: more than ~5 sessions
+            return
+        if self.bar is None:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("Building", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *_exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()

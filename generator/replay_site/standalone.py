@@ -1,0 +1,23 @@
+"""Single-file pages: one session (export) or two compared, with nothing beside them."""
+from __future__ import annotations
+
+from .compare import Comparison, compare_sessions
+from .costs import PriceBook, pricing_source
+from .model import Session
+from .readers import registry
+from .render import Renderer
+from .summary import summarize
+
+
+def export_page(session: Session, theme: str = "default", book: PriceBook | None = None) -> str:
+    """One session as one HTML file (CSS and JS inline, outputs uncut)."""
+    reader = registry().get(session.format)
+    summary = summarize(session, reader.label if reader else session.format, page="", family="")
+    return Renderer(theme, "replay-site", pricing_source(book)).standalone_session_page(session, summary)
+
+
+def compare_page(a: Session, b: Session, theme: str = "default", book: PriceBook | None = None) -> tuple[Comparison, str]:
+    """Two sessions compared in one HTML file, with no links to pages that do not exist."""
+    comparison = compare_sessions(a, b)
+    renderer = Renderer(theme, "replay-site compare", pricing_source(book))
+    return comparison, renderer.compare_page(comparison, None, None, None)
