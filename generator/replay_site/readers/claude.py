@@ -107,7 +107,7 @@ def sniff(path: Path) -> dict[str, Any] | None:
                     continue
                 if not isinstance(obj, dict):
                     continue
-                if obj.get("type") in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
+                if _kind(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
                     if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
                         return obj
                     continue  # summaries and snapshots come first; keep looking for the session id
@@ -161,7 +161,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
     for number, obj in rows:
-        kind = obj.get("type")
+        kind = _kind(obj)
         if kind == "assistant":
             builder.assistant(number, obj)
         elif kind == "user":
@@ -196,7 +196,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
         problems.append(Problem("unknown_event", f"{len(numbers)} line(s) {what} (lines {where})", label))
     session = _session(path, rows, builder.steps, label, agent_id)
     session.problems = problems + builder.problems
-    uuids = {obj.get("uuid") for _, obj in rows}
+    uuids = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
     leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
     owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
     session.title = (owned[-1] if owned else "") or custom_title or first_prompt(session.steps) or session.id
@@ -272,3 +272,9 @@ def _project_summaries(folder: str) -> dict[str, str]:
 
 
 READER = ClaudeReader()
+
+
+def _kind(obj: dict) -> str | None:
+    """A line's `type`, or None when it is not a string (a damaged line must not break lookups)."""
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None

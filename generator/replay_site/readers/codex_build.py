@@ -214,7 +214,7 @@ class Builder:
     # -- response items ------------------------------------------------------------------------
     def _on_response_item(self, record: Record) -> None:
         payload = record.payload
-        kind = payload.get("type")
+        kind = _kind(payload)
         if kind == "message":
             self._message(record)
         elif kind == "reasoning":
@@ -260,6 +260,7 @@ class Builder:
 
     def _output(self, record: Record) -> None:
         call_id = record.payload.get("call_id")
+        call_id = call_id if isinstance(call_id, str) else None
         if call_id not in self.tools.calls:
             self.tools.orphan(call_id, record.line, self._assistant(record))
         self.tools.output(record.payload)
@@ -268,7 +269,7 @@ class Builder:
     # -- events --------------------------------------------------------------------------------
     def _on_event_msg(self, record: Record) -> None:
         payload = record.payload
-        kind = payload.get("type")
+        kind = _kind(payload)
         if self.tools.event(kind, payload):
             return
         if kind == "user_message":
@@ -316,3 +317,9 @@ class Builder:
             return  # the same event re-emitted (Codex repeats it after each turn_context)
         self.prev_total = total
         self._use(_usage(info.get("last_token_usage") or total))
+
+
+def _kind(payload: dict) -> str | None:
+    """A payload's `type`, or None when it is not a string (damaged lines must not break lookups)."""
+    kind = payload.get("type")
+    return kind if isinstance(kind, str) else None

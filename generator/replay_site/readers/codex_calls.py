@@ -20,7 +20,8 @@ CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_sear
 def _tool_call(payload: dict[str, Any]) -> tuple[ToolCall, str | None]:
     """The ToolCall for a call item, and the patch text it applies, if any."""
     kind = payload["type"]
-    call = ToolCall(name=str(payload.get("name") or kind.removesuffix("_call")), id=payload.get("call_id") or payload.get("id"))
+    call_id = payload.get("call_id") or payload.get("id")
+    call = ToolCall(name=str(payload.get("name") or kind.removesuffix("_call")), id=call_id if isinstance(call_id, str) else None)
     patch: str | None = None
     if kind == "function_call":
         raw = payload.get("arguments")
@@ -89,7 +90,8 @@ class ToolCalls:
         self.call_step[call_id or f"orphan:{line}"] = step
 
     def output(self, payload: dict[str, Any]) -> None:
-        self.outputs[payload.get("call_id")] = classify(payload.get("output"), bool(payload.get("_is_error")))
+        call_id = payload.get("call_id")
+        self.outputs[call_id if isinstance(call_id, str) else None] = classify(payload.get("output"), bool(payload.get("_is_error")))
 
     def event(self, kind: Any, payload: dict[str, Any]) -> bool:
         """Keep an event_msg that ends a call; False when it is about something else."""

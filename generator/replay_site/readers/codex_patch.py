@@ -16,9 +16,10 @@ from ..model import FileChange
 _HEREDOC = re.compile(r"\*\*\* Begin Patch\n.*?\*\*\* End Patch", re.S)
 
 
-def patch_in(text: str | None) -> str | None:
-    """The `*** Begin Patch … *** End Patch` block inside a string (tool input or shell heredoc)."""
-    if not text or "*** Begin Patch" not in text:
+def patch_in(text: object) -> str | None:
+    """The `*** Begin Patch … *** End Patch` block inside a string (tool input or shell heredoc);
+    None for anything else, whatever type a damaged log put there."""
+    if not isinstance(text, str) or "*** Begin Patch" not in text:
         return None
     match = _HEREDOC.search(text)
     return match.group(0) if match else text[text.index("*** Begin Patch") :]

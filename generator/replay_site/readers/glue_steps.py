@@ -74,7 +74,7 @@ def apply_result(call: ToolCall, row: dict[str, Any]) -> None:
     success, status = row.get("success"), row.get("status")
     if isinstance(success, bool) or isinstance(status, str):
         # The producer's own verdict wins (bash: success = exit_code == 0).
-        call.is_error = success is False or status in FAILED_STATUSES
+        call.is_error = success is False or (isinstance(status, str) and status in FAILED_STATUSES)
     else:
         # Legacy rows: no verdict, so judge from the exit code and the text.
         call.is_error = (call.exit_code not in (None, 0)) or content.lstrip().startswith(ERROR_PREFIXES)

@@ -80,7 +80,12 @@ class _Builder:
 
     def add(self, line: int, message: dict[str, Any]) -> None:
         role, content = message.get("role"), message.get("content")
+        role = role if isinstance(role, str) else repr(role)
         timestamp = parse_time(message.get("timestamp"))
+        if timestamp is not None and timestamp.tzinfo is not None:
+            # gptme writes naive local times; an aware one (a damaged or foreign line) is
+            # shown by its wall clock too, so that all of the session's times compare.
+            timestamp = timestamp.replace(tzinfo=None)
         if role not in ROLES or not isinstance(content, str):
             self._close()
             what = f"role {role!r}" if role not in ROLES else "content that is not text"

@@ -1,0 +1,76 @@
+"""Every reader against mangled versions of the example logs: wrong types, missing fields,
+torn files. A reader may warn, but must never raise (a raise would cost the user the whole
+session: the build reports it and skips the source) and must never drop the file silently."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replay_site.discover import discover, pick_readers
+from replay_site.readers import registry
+
+DATA = Path(__file__).parent / "data"
+ODD_VALUES = [None, 0, -1, 1e308, "", "x" * 3, [], {}, [1, "a"], {"a": {"b": None}}, True]
+
+
+def mangle_object(value, rng: random.Random):
+    """The same object with one field (at any depth) given a value of the wrong type."""
+    if isinstance(value, dict) and value:
+        key = rng.choice(sorted(value))
+        copy = dict(value)
+        copy[key] = mangle_object(value[key], rng) if rng.random() < 0.5 else rng.choice(ODD_VALUES)
+        return copy
+    if isinstance(value, list) and value:
+        copy = list(value)
+        index = rng.randrange(len(copy))
+        copy[index] = mangle_object(copy[index], rng)
+        return copy
+    return rng.choice(ODD_VALUES)
+
+
+def mangled_copies(path: Path, rng: random.Random, count: int):
+    lines = path.read_text().splitlines()
+    for _ in range(count):
+        out = []
+        for line in lines:
+            try:
+                value = json.loads(line)
+            except ValueError:
+                out.append(line)
+                continue
+            out.append(json.dumps(mangle_object(value, rng)) if rng.random() < 0.3 else line)
+        cut = rng.randrange(1, max(2, len("\n".join(out))))
+        yield "\n".join(out), "\n".join(out)[:cut]
+
+
+@pytest.mark.parametrize("format_name", sorted(registry()))
+def test_mangled_logs_never_make_a_reader_raise(format_name, tmp_path):
+    rng = random.Random(f"replay-site/{format_name}")  # fixed seed: the same cases every run
+    reader = registry()[format_name]
+    originals = sorted(p for p in (DATA / format_name).rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    assert originals, f"tests/data/{format_name} holds no logs"
+    cases = 0
+    for original in originals:
+        for variant, (mangled, torn) in enumerate(mangled_copies(original, rng, 6)):
+            for label, text in (("mangled", mangled), ("torn", torn)):
+                root = tmp_path / f"{label}-{variant}"
+                shutil.rmtree(root, ignore_errors=True)
+                shutil.copytree(DATA / format_name, root)
+                (root / original.relative_to(DATA / format_name)).write_text(text)
+                for source in discover([root], [reader], []) if _has_session(root, reader) else []:
+                    sessions = reader.read(source)  # must not raise
+                    for session in sessions:
+                        for each in session.walk():
+                            assert [s.number for s in each.steps] == list(range(1, len(each.steps) + 1))
+                    cases += 1
+    assert cases > 0
+
+
+def _has_session(root: Path, reader) -> bool:
+    """discover() refuses a root where nothing is recognisable any more (a mangled first line
+    can make a file unrecognisable); that is a reported error, not a reader crash."""
+    return any(True for _ in reader.find(root))
