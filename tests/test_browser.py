@@ -106,11 +106,12 @@ def test_sorting_the_index_by_cost_with_javascript(browser, built):
     page = watched_page(context)
     page.goto((built / "index.html").as_uri())
     header = page.locator("table.session-table th", has_text="Steps")
+    column = page.locator("table.session-table th").all_inner_texts().index("Steps") + 1
     header.click()
-    values = page.locator("table.session-table tbody tr td:nth-child(6)").all_inner_texts()
+    values = page.locator(f"table.session-table tbody tr td:nth-child({column})").all_inner_texts()
     assert [int(v) for v in values] == sorted(int(v) for v in values)
     header.click()
-    values = page.locator("table.session-table tbody tr td:nth-child(6)").all_inner_texts()
+    values = page.locator(f"table.session-table tbody tr td:nth-child({column})").all_inner_texts()
     assert [int(v) for v in values] == sorted((int(v) for v in values), reverse=True)
     assert page.errors == []
     context.close()
