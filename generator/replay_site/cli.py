@@ -22,6 +22,7 @@ SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help=
 LastOpt = Annotated[bool, typer.Option("--last", help="Take the most recently started session.")]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Reader to use: auto or a name from `replay-site formats`.")]
 ThemeOpt = Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")]
+RedactOpt = Annotated[bool, typer.Option("--redact", help="Replace API keys, tokens, private keys and URL passwords in every text before rendering.")]
 PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="TOML file of per-model prices that override or add to the built-in table.")]
 
 
@@ -54,10 +55,10 @@ def _prices(path: Path | None) -> PriceBook | None:
     return load_price_overrides(path) if path else None
 
 
-def _one_session(reference: str | None, last: bool, sources, format_name: str, book):
+def _one_session(reference: str | None, last: bool, sources, format_name: str, book, redact: bool = False):
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
-    return catalog.load_session(None if last else reference, _roots(sources, format_name), format_name, book)
+    return catalog.load_session(None if last else reference, _roots(sources, format_name), format_name, book, redact)
 
 
 def _write(out: Path, html: str) -> None:
@@ -76,11 +77,12 @@ def build(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line and errors.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; 0 = one per core for large builds.", min=0)] = 0,
     compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
+    redact: RedactOpt = False,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
     with _user_errors():
         options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=_prices(prices),
-                                    compare=list(compare or []), jobs=jobs)
+                                    compare=list(compare or []), jobs=jobs, redact=redact)
         with terminal.ProgressBar(enabled=not quiet) as progress:
             result = site.build(_roots(sources, format_name, quiet), out, options, progress)
     if not quiet:
@@ -152,11 +154,12 @@ def export(
     theme: ThemeOpt = "default",
     format_name: FormatOpt = "auto",
     prices: PricesOpt = None,
+    redact: RedactOpt = False,
 ) -> None:
     """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
     with _user_errors():
         book = _prices(prices)
-        found = _one_session(session, last, sources, format_name, book)
+        found = _one_session(session, last, sources, format_name, book, redact)
         _write(out, standalone.export_page(found, theme, book))
     typer.echo(f"{found.id}: {len(found.steps)} steps -> {out}")
 

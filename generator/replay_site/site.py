@@ -25,6 +25,7 @@ from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
 from .model import Problem, Session
 from .readers import SessionSource, registry
+from .redact import redact_session
 from .render import Link, PageNav, Renderer
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
@@ -40,6 +41,7 @@ class BuildOptions:
     prices: PriceBook | None = None
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
     jobs: int = 1  # worker processes; 0 = one per core when the build is large enough
+    redact: bool = False  # replace credentials in every text before rendering (redact.py)
 
 
 @dataclass
@@ -63,8 +65,9 @@ def default_sources(format_name: str = "auto") -> list[Path]:
     return default_roots(pick_readers(format_name))
 
 
-def read_source(source: SessionSource, book: PriceBook | None) -> tuple[list[Session], list[Problem]]:
-    """Read and price one source. A reader that fails is a reported problem, never a failed build."""
+def read_source(source: SessionSource, book: PriceBook | None, redact: bool = False) -> tuple[list[Session], list[Problem]]:
+    """Read, price and (if asked) redact one source. A reader that fails is a reported
+    problem, never a failed build."""
     try:
         sessions = registry()[source.format].read(source)
     except Exception as exc:  # a reader bug on one odd file must not cost the user the whole site
@@ -72,6 +75,8 @@ def read_source(source: SessionSource, book: PriceBook | None) -> tuple[list[Ses
         return [], [Problem("warning", f"could not be read ({detail}); skipped", source.rel)]
     for session in sessions:
         price_session(session, book)
+        if redact:
+            redact_session(session)
     return sessions, []
 
 
@@ -149,7 +154,7 @@ def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[lis
     --compare pair names."""
     agents = {name: reader.label for name, reader in registry().items()}
     picker = ComparePicker(options.compare)
-    sessions, problems = read_source(source, options.prices)
+    sessions, problems = read_source(source, options.prices, options.redact)
     summaries = []
     for top in sessions:
         family = f"sessions/{page_slug(top, top.source)}.html"
@@ -168,7 +173,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     source, navs = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     writer = SiteWriter(out)
-    sessions, _ = read_source(source, options.prices)
+    sessions, _ = read_source(source, options.prices, options.redact)
     for top in sessions:
         for session in top.walk():
             slug = page_slug(session, session.source)
@@ -216,7 +221,7 @@ def _load_one(reference: str, options: BuildOptions) -> Session:
     """A log named by --compare that is not among the built sources."""
     from .catalog import load_session  # catalog builds on this module
 
-    return load_session(reference, [], options.format, options.prices)
+    return load_session(reference, [], options.format, options.prices, options.redact)
 
 
 def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, SessionSummary]]:
