@@ -11,6 +11,18 @@ DATA = REPO / "tests" / "data"
 CORPUS = Path(os.environ.get("REPLAY_SITE_CORPUS", REPO.parent / "shared" / "corpus")).resolve()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_build_cache(tmp_path_factory):
+    """Incremental builds keep a cache in the user's cache folder; tests use their own."""
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
 @pytest.fixture
 def corpus() -> Path:
     """The real session logs in ../shared/corpus; a user's clone has none, so tests skip there."""

@@ -78,11 +78,12 @@ def build(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; 0 = one per core for large builds.", min=0)] = 0,
     compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
     redact: RedactOpt = False,
+    full: Annotated[bool, typer.Option("--full", help="Read and render everything again, ignoring what the last build of this folder cached.")] = False,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
     with _user_errors():
         options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=_prices(prices),
-                                    compare=list(compare or []), jobs=jobs, redact=redact)
+                                    compare=list(compare or []), jobs=jobs, redact=redact, incremental=not full)
         with terminal.ProgressBar(enabled=not quiet) as progress:
             result = site.build(_roots(sources, format_name, quiet), out, options, progress)
     if not quiet:

@@ -20,13 +20,14 @@ from pathlib import Path
 import orjson
 
 from . import __version__
+from .cache import BuildCache, settings_key
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
 from .model import Problem, Session
 from .readers import SessionSource, registry
 from .redact import redact_session
-from .render import Link, PageNav, Renderer
+from .render import Link, PageNav, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
 
@@ -42,6 +43,7 @@ class BuildOptions:
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
     jobs: int = 1  # worker processes; 0 = one per core when the build is large enough
     redact: bool = False  # replace credentials in every text before rendering (redact.py)
+    incremental: bool = True  # reuse what the last build of the same folder learned (cache.py)
 
 
 @dataclass
@@ -120,23 +122,47 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         if progress:
             progress(done, 2 * len(sources))
 
+    cache = BuildCache(out, _cache_key(options), enabled=options.incremental)
     with _executor(options.jobs, len(sources)) as pool:
-        # Pass 1: summaries only (and the sessions a --compare pair names).
-        slugs_of_source: list[list[str]] = []
-        for summaries, problems, offered in pool.map(partial(_summarize_source, options=options), sources):
+        # Pass 1: summaries, from the cache for unchanged sources (a --compare pair needs the
+        # sessions themselves, so then every source is read).
+        per_source: list[tuple[list[SessionSummary], list[Problem]]] = []
+        stale: list[int] = []
+        for index, source in enumerate(sources):
+            cached = None if options.compare else cache.summaries(source)
+            per_source.append(cached or ([], []))
+            if cached is None:
+                stale.append(index)
+            else:
+                tick()
+        work = pool.map(partial(_summarize_source, options=options), [sources[i] for i in stale])
+        for index, (summaries, problems, offered) in zip(stale, work):
+            per_source[index] = (summaries, problems)
+            picker.merge(offered)
+            tick()
+        for summaries, problems in per_source:
             result.summaries.extend(summaries)
             result.problems.extend(problems)
-            picker.merge(offered)
-            slugs_of_source.append([Path(s.page).stem for s in summaries])
-            tick()
         result.summaries = _order(result.summaries)
 
-        # Pass 2: pages, each worker writing its own files atomically.
-        navs = _navigation(result.summaries)
+        # Pass 2: pages, each worker writing its own files atomically; a source whose pages
+        # would come out the same is left as it is.
+        all_navs = _navigation(result.summaries)
         writer = SiteWriter(out)
-        tasks = [(source, {slug: navs[slug] for slug in slugs}) for source, slugs in zip(sources, slugs_of_source)]
-        for written in pool.map(partial(_write_source_pages, options=options, out=out), tasks):
+        tasks = []
+        for index, source in enumerate(sources):
+            navs = {Path(s.page).stem: all_navs[Path(s.page).stem] for s in per_source[index][0]}
+            kept = cache.unchanged_pages(source, navs, out)
+            if kept is None:
+                tasks.append((index, (source, navs)))
+                continue
+            writer.written |= set(kept)
+            cache.remember(source, *per_source[index], navs, kept)
+            tick()
+        for (index, (source, navs)), written in zip(tasks, pool.map(partial(_write_source_pages, options=options, out=out),
+                                                                   [task for _, task in tasks])):
             writer.written |= written
+            cache.remember(source, *per_source[index], navs, sorted(written))
             tick()
 
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
@@ -146,7 +172,15 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
     writer.finish()
+    cache.save()
     return result
+
+
+def _cache_key(options: BuildOptions) -> str:
+    """Everything besides the logs that shapes the pages."""
+    settings = {"format": options.format, "title": options.title, "prices": repr(options.prices),
+                "pricing": pricing_source(options.prices), "redact": options.redact}
+    return settings_key(theme_search_path(options.theme), settings)
 
 
 def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[list[SessionSummary], list[Problem], ComparePicker]:

@@ -1,0 +1,89 @@
+"""Incremental rebuilds: unchanged logs are not read again, unchanged pages not rewritten,
+and the site comes out exactly as a full build would."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replay_site import site
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def logs(tmp_path) -> Path:
+    folder = tmp_path / "logs"
+    shutil.copytree(DATA / "glue", folder / "glue")
+    shutil.copytree(DATA / "gptme", folder / "gptme")
+    return folder
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list[str]:
+    """The sources read, in order (both passes), by wrapping the one reading function."""
+    seen: list[str] = []
+    original = site.read_source
+
+    def counting(source, *args, **kwargs):
+        seen.append(source.rel)
+        return original(source, *args, **kwargs)
+
+    monkeypatch.setattr(site, "read_source", counting)
+    return seen
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_rebuild_of_unchanged_logs_reads_nothing_and_changes_nothing(logs, tmp_path, reads):
+    out = tmp_path / "site"
+    site.build([logs], out, site.BuildOptions())
+    first_reads, first = len(reads), snapshot(out)
+    assert first_reads > 0
+    pages = {p: p.stat().st_mtime_ns for p in (out / "sessions").glob("*.html")}
+    site.build([logs], out, site.BuildOptions())
+    assert len(reads) == first_reads  # no source read again, in either pass
+    assert snapshot(out) == first
+    assert {p: p.stat().st_mtime_ns for p in pages} == pages  # not even rewritten
+
+
+def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_path, reads):
+    out, full = tmp_path / "site", tmp_path / "full"
+    site.build([logs], out, site.BuildOptions())
+    reads.clear()
+    log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
+    log.write_text(log.read_text() + '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n')
+    site.build([logs], out, site.BuildOptions())
+    assert set(reads) == {"gptme/markdown-hello/conversation.jsonl"}
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(out) == snapshot(full)
+
+
+def test_neighbours_of_a_new_session_are_rendered_again(logs, tmp_path, reads):
+    out, full = tmp_path / "site", tmp_path / "full"
+    site.build([logs], out, site.BuildOptions())
+    shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / "copy-of-ex1")
+    reads.clear()
+    site.build([logs], out, site.BuildOptions())
+    # pass 1 reads only the new source; pass 2 renders it and the pages whose prev/next changed
+    assert reads.count("glue/copy-of-ex1") == 2
+    assert len(set(reads)) < 6
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(out) == snapshot(full)
+
+
+def test_settings_and_missing_pages_force_rendering(logs, tmp_path, reads):
+    out = tmp_path / "site"
+    site.build([logs], out, site.BuildOptions())
+    reads.clear()
+    site.build([logs], out, site.BuildOptions(title="Another title"))  # shapes every page
+    # every source is read again: 4 sources (the glue session folder holds 2 pages: it and its subagent)
+    assert len(set(reads)) == 4 == len(list((out / "sessions").glob("*.html"))) - 1
+    reads.clear()
+    victim = next((out / "sessions").glob("*.html"))
+    victim.unlink()
+    site.build([logs], out, site.BuildOptions(title="Another title"))
+    assert victim.exists() and len(reads) == 1
