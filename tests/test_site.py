@@ -228,3 +228,15 @@ def test_every_step_of_a_priced_session_shows_the_running_total(example_site):
         assert header.startswith(running[-1].get_text(strip=True).removeprefix("Σ").strip()), entry["page"]
         checked += 1
     assert checked, "the example data must hold a priced session"
+
+
+def test_search_index_holds_every_session_and_links_to_real_steps(example_site):
+    text = (example_site / "assets" / "search.js").read_text()
+    assert text.startswith("window.REPLAY_SEARCH = [") and text.endswith("];\n")
+    entries = json.loads(text.removeprefix("window.REPLAY_SEARCH = ").removesuffix(";\n"))
+    sessions = json.loads((example_site / "sessions.json").read_text())["sessions"]
+    assert {e[0] for e in entries} == {s["page"] for s in sessions if s["steps"]}
+    for page_path, number, kind, _title, body in entries:
+        step = soup(example_site / page_path).find(id=f"step-{number}")
+        assert step is not None and f"kind-{kind}" in step["class"]
+        assert body

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import orjson
 
-from . import __version__
+from . import __version__, search
 from .cache import BuildCache, settings_key
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
@@ -171,6 +171,8 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
+    shards = ((out / search.shard_name(Path(s.page).stem)).read_bytes() for s in result.summaries)
+    writer.write("assets/search.js", search.index_script(shards))
     writer.finish()
     cache.save()
     return result
@@ -214,6 +216,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
             nav, summary = navs[slug]
             page = renderer.session_page(session, summary, nav)
             writer.write(f"sessions/{slug}.html", page.html)
+            writer.write(search.shard_name(slug), search.session_shard(session, summary.page))
             for name, text in sorted(page.files.items()):
                 writer.write(name, text)
     return writer.written

@@ -10,6 +10,12 @@ from pathlib import Path
 
 MANIFEST = ".replay-site-manifest.json"
 
+# mkstemp creates files readable by their owner only; a site is meant to be served and
+# shared, so files get the usual permissions under the user's umask.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK
+
 
 class SiteWriter:
     def __init__(self, out: Path):
@@ -24,6 +30,7 @@ class SiteWriter:
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(payload)
+            os.chmod(temp, FILE_MODE)
             os.replace(temp, target)
         except BaseException:
             Path(temp).unlink(missing_ok=True)

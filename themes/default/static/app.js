@@ -50,6 +50,46 @@
     });
   }
 
+  // Site-wide search: the index is a script (fetch() is refused on file:// pages), loaded
+  // on first use; results are built with textContent only, never as HTML.
+  var search = document.getElementById("search");
+  if (search) {
+    reveal(".search");
+    var status = document.getElementById("search-status");
+    var list = document.getElementById("search-results");
+    var template = document.getElementById("search-hit");
+    var run = function () {
+      var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      list.textContent = "";
+      if (!words.length) { status.textContent = ""; return; }
+      var hits = (window.REPLAY_SEARCH || []).filter(function (entry) {
+        var text = (entry[3] + " " + entry[4]).toLowerCase();
+        return words.every(function (w) { return text.indexOf(w) !== -1; });
+      });
+      status.textContent = hits.length + (hits.length === 1 ? " step" : " steps") + (hits.length > 100 ? ", first 100 shown" : "");
+      hits.slice(0, 100).forEach(function (entry) {
+        var item = template.content.firstElementChild.cloneNode(true);
+        var link = item.querySelector(".hit-link");
+        link.href = entry[0] + "#step-" + entry[1];
+        link.textContent = entry[3] + " — step " + entry[1];
+        item.querySelector(".hit-kind").textContent = entry[2];
+        item.querySelector(".hit-text").textContent = entry[4];
+        list.appendChild(item);
+      });
+    };
+    search.addEventListener("input", function () {
+      if (window.REPLAY_SEARCH) { run(); return; }
+      if (search.getAttribute("data-loading")) return;
+      search.setAttribute("data-loading", "1");
+      status.textContent = "Loading the search index…";
+      var script = document.createElement("script");
+      script.src = search.getAttribute("data-index");
+      script.addEventListener("load", run);
+      script.addEventListener("error", function () { status.textContent = "The search index (assets/search.js) could not be loaded."; });
+      document.head.appendChild(script);
+    });
+  }
+
   // Expand or collapse every details element of a session page.
   function setAll(open) {
     document.querySelectorAll(".steps details").forEach(function (d) { d.open = open; });
