@@ -1,9 +1,10 @@
 """The build pipeline: discover -> read -> price -> summarize -> render -> write.
 
-Reading and rendering a session is a function of that session alone, so sources can be
-processed independently (in parallel, or skipped when unchanged, later). A first pass
-keeps only small summaries, which fix the site's order and each page's neighbours; the
-second pass reads each source again and writes its pages, one family in memory at a time.
+Reading and rendering a session is a function of that session alone, so sources are
+processed independently: in worker processes (`jobs`), and not at all when the cache says
+they are unchanged (cache.py). A first pass keeps only small summaries, which fix the
+site's order and each page's neighbours; the second pass reads each source again and
+writes its pages, one family in memory at a time.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from .redact import redact_session
 from .render import Link, PageNav, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
+from .writer import SiteWriter
 
 Progress = Callable[[int, int], None]
 
@@ -109,8 +111,6 @@ def _order(summaries: list[SessionSummary]) -> list[SessionSummary]:
 
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
-    from .writer import SiteWriter
-
     result = BuildResult(out)
     sources = discover(roots, pick_readers(options.format), result.problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
@@ -204,8 +204,6 @@ def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[lis
 
 def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]]], options: BuildOptions, out: Path) -> set[str]:
     """Pass 2 for one source: read it again and write its pages; returns the files written."""
-    from .writer import SiteWriter
-
     source, navs = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     writer = SiteWriter(out)
