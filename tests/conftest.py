@@ -1,6 +1,7 @@
 """Shared fixtures: the real corpus (skipped with a reason when absent) and the example data."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -34,3 +35,15 @@ def corpus() -> Path:
 @pytest.fixture
 def data() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, dict]:
+    """The whole corpus built once; (site folder, sessions.json)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS}")
+    from replay_site import site
+
+    out = tmp_path_factory.mktemp("corpus-site")
+    site.build([CORPUS], out, site.BuildOptions())
+    return out, json.loads((out / "sessions.json").read_text(encoding="utf-8"))

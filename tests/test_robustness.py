@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from replay_site.discover import discover, pick_readers
+from replay_site.discover import discover
 from replay_site.readers import registry
 
 DATA = Path(__file__).parent / "data"
