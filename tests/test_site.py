@@ -240,3 +240,28 @@ def test_search_index_holds_every_session_and_links_to_real_steps(example_site):
         step = soup(example_site / page_path).find(id=f"step-{number}")
         assert step is not None and f"kind-{kind}" in step["class"]
         assert body
+
+
+def test_a_partial_theme_overrides_what_it_ships_and_falls_back_for_the_rest(tmp_path):
+    theme = tmp_path / "mytheme"
+    (theme / "templates").mkdir(parents=True)
+    (theme / "static").mkdir()
+    (theme / "templates" / "index.html").write_text(
+        '{% extends "base.html" %}{% block main %}<p id="custom">{{ summaries | length }} sessions</p>{% endblock %}')
+    (theme / "static" / "style.css").write_text("body { background: #fff; }\n")
+    out = tmp_path / "site"
+    result = site.build([Path(__file__).parent / "data" / "glue"], out, site.BuildOptions(theme=str(theme)))
+    assert soup(out / "index.html").select_one("#custom").get_text() == f"{len(result.summaries)} sessions"
+    assert (out / "assets" / "style.css").read_text() == "body { background: #fff; }\n"
+    assert (out / "assets" / "app.js").exists()  # the default theme's file, not shipped by mytheme
+    page = soup(next((out / "sessions").glob("*.html")))
+    assert page.select("li.step")  # session pages from the default templates
+
+
+def test_an_unknown_theme_is_a_clear_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from replay_site.cli import app
+
+    result = CliRunner().invoke(app, ["build", str(Path(__file__).parent / "data" / "glue"), "--theme", "nosuch", "-o", str(tmp_path / "s")])
+    assert result.exit_code == 1 and "theme 'nosuch' not found" in result.stderr
