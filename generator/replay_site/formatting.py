@@ -56,6 +56,11 @@ def tokens(count: int | None) -> str:
     return "—" if count is None else f"{count:,}"
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 error`, `2 errors`: the nouns pages count are all regular."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
@@ -76,4 +81,5 @@ FILTERS = {
     "cost_total": cost_total,
     "tokens": tokens,
     "pretty_json": pretty_json,
+    "counted": counted,
 }
