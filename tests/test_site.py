@@ -265,3 +265,14 @@ def test_an_unknown_theme_is_a_clear_error(tmp_path):
 
     result = CliRunner().invoke(app, ["build", str(Path(__file__).parent / "data" / "glue"), "--theme", "nosuch", "-o", str(tmp_path / "s")])
     assert result.exit_code == 1 and "theme 'nosuch' not found" in result.stderr
+
+
+def test_the_header_counts_skipped_lines_apart_from_other_warnings(tmp_path):
+    lines = [HOSTILE[0], '{"timestamp": "2026-01-01T00:00:01Z", "type": "assistant_mess', "[1, 2]",
+             '{"timestamp":"2026-01-01T00:00:02Z","type":"brand_new_event","detail":"x"}']
+    source = glue_session(tmp_path / "s", lines)
+    site.build([source], tmp_path / "site", site.BuildOptions())
+    page = soup(next((tmp_path / "site" / "sessions").glob("*.html")))
+    warnings = page.find("dt", string="Warnings").find_next("dd").get_text(strip=True)
+    # line 2 is torn and line 3 is not an object: 2 skipped; line 4 is an unknown event type
+    assert warnings == "2 skipped lines, 1 unknown event"
