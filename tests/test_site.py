@@ -276,3 +276,25 @@ def test_the_header_counts_skipped_lines_apart_from_other_warnings(tmp_path):
     warnings = page.find("dt", string="Warnings").find_next("dd").get_text(strip=True)
     # line 2 is torn and line 3 is not an object: 2 skipped; line 4 is an unknown event type
     assert warnings == "2 skipped lines, 1 unknown event"
+
+
+def test_a_page_the_renderer_fails_on_becomes_a_notice_and_the_site_stays_whole(tmp_path, monkeypatch):
+    from replay_site.render import Renderer
+
+    original = Renderer.session_page
+
+    def fail_on_subagents(self, session, summary, nav):
+        if session.parent_id:
+            raise ValueError("simulated renderer bug")
+        return original(self, session, summary, nav)
+
+    monkeypatch.setattr(Renderer, "session_page", fail_on_subagents)
+    out = tmp_path / "site"
+    result = site.build([Path(__file__).parent / "data" / "glue"], out, site.BuildOptions(incremental=False))
+    failed = [str(p) for p in result.problems if "could not be rendered" in p.message]
+    assert len(failed) == 1 and "simulated renderer bug" in failed[0]
+    child = next(s for s in result.summaries if s.parent)
+    page = soup(out / child.page)
+    assert "could not be rendered" in page.get_text() and "simulated renderer bug" in page.get_text()
+    if Path(run_sitecheck.__globals__["SITECHECK"]).exists():
+        assert run_sitecheck(out).endswith(" 0 problems")

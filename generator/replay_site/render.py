@@ -116,6 +116,12 @@ class Renderer:
         )
         return RenderedPage(html, files)
 
+    def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> RenderedPage:
+        """What stands in for a session page the renderer failed on: its figures, the error,
+        and the links, so that the site around it stays whole."""
+        html = self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
+        return RenderedPage(html)
+
     def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = ()) -> str:
         return self.env.get_template("index.html").render(
             root="",

@@ -159,9 +159,10 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
             writer.written |= set(kept)
             cache.remember(source, *per_source[index], navs, kept)
             tick()
-        for (index, (source, navs)), written in zip(tasks, pool.map(partial(_write_source_pages, options=options, out=out),
-                                                                   [task for _, task in tasks])):
+        pages = pool.map(partial(_write_source_pages, options=options, out=out), [task for _, task in tasks])
+        for (index, (source, navs)), (written, problems) in zip(tasks, pages):
             writer.written |= written
+            result.problems.extend(problems)
             cache.remember(source, *per_source[index], navs, sorted(written))
             tick()
 
@@ -202,22 +203,30 @@ def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[lis
     return summaries, problems, picker
 
 
-def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]]], options: BuildOptions, out: Path) -> set[str]:
-    """Pass 2 for one source: read it again and write its pages; returns the files written."""
+def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]]], options: BuildOptions,
+                        out: Path) -> tuple[set[str], list[Problem]]:
+    """Pass 2 for one source: read it again and write its pages; returns the files written
+    and the pages that could only be written as an error notice."""
     source, navs = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     writer = SiteWriter(out)
+    problems: list[Problem] = []
     sessions, _ = read_source(source, options.prices, options.redact)
     for top in sessions:
         for session in top.walk():
             slug = page_slug(session, session.source)
             nav, summary = navs[slug]
-            page = renderer.session_page(session, summary, nav)
+            try:
+                page = renderer.session_page(session, summary, nav)
+            except Exception as exc:  # one unrenderable session must not cost the user the site
+                detail = traceback.format_exception_only(exc)[-1].strip()
+                problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
+                page = renderer.failed_page(summary, nav, detail)
             writer.write(f"sessions/{slug}.html", page.html)
             writer.write(search.shard_name(slug), search.session_shard(session, summary.page))
             for name, text in sorted(page.files.items()):
                 writer.write(name, text)
-    return writer.written
+    return writer.written, problems
 
 
 @lru_cache(maxsize=4)
