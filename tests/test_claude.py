@@ -288,3 +288,10 @@ def test_inline_sidechain_lines_become_a_child(tmp_path):
     assert [s.text for s in child.steps] == ["Count files in src.", "12 files."]
     assert session.steps[1].tool_calls[0].child_session_id == child.id  # matched by the prompt
     assert session.usage == Usage(20, 10) and session.usage_with_children == Usage(30, 15)
+
+
+def test_turn_durations_are_shown_not_dropped(corpus):
+    # session-9eda1058.jsonl has two `system` turn_duration lines: durationMs 162419 and 218767.
+    session = _read_all(corpus / "claude" / "codemie")["session-9eda1058.jsonl"]
+    assert [(f.label, f.value) for f in session.facts if f.label == "Turn durations"] == [("Turn durations", "162.4s, 218.8s")]
+    assert not [p for p in session.problems if "turn_duration" in p.message]

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Problem, Session, Step
+from ..model import Fact, Problem, Session, Step
 from . import SessionSource
 from .claude_dag import Row, abandoned_lines
 from .claude_steps import StepBuilder, first_prompt
@@ -158,6 +158,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
     builder = StepBuilder(label, abandoned_lines(rows))
     summaries: dict[str, str] = {}
     custom_title = ""
+    turn_seconds: list[float] = []
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
     for number, obj in rows:
@@ -168,7 +169,8 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
             builder.user(number, obj)
         elif kind == "system":
             if obj.get("subtype") == "turn_duration":
-                ignored["system turn_duration"] += 1
+                if isinstance(obj.get("durationMs"), (int, float)) and not isinstance(obj.get("durationMs"), bool):
+                    turn_seconds.append(obj["durationMs"] / 1000)
             else:
                 builder.system(number, obj)
         elif kind == "summary":
@@ -188,13 +190,16 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
                 builder.stub(number, obj, f"Unrecognised line: {kind}")
     builder.finish()
     for kind, count in sorted(ignored.items()):
-        why = IGNORED_KINDS.get(kind, "per-turn timing, shown nowhere else")
+        why = IGNORED_KINDS[kind]
         problems.append(Problem("warning", f"{count} {kind} line(s) not shown ({why})", label))
     for kind, numbers in sorted(unknown.items()):
         where = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
         what = f"of unknown kind {kind!r}" if kind != "None" else "without a type"
         problems.append(Problem("unknown_event", f"{len(numbers)} line(s) {what} (lines {where})", label))
     session = _session(path, rows, builder.steps, label, agent_id)
+    if turn_seconds:
+        # Claude Code's own timing of each turn (user prompt to final answer), shown as logged.
+        session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))
     session.problems = problems + builder.problems
     uuids = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
     leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
