@@ -103,18 +103,8 @@ class Renderer:
         return files
 
     def session_page(self, session: Session, summary: SessionSummary, nav: PageNav) -> RenderedPage:
-        outputs, files = self._outputs(session, nav.slug)
-        html = self.env.get_template("session.html").render(
-            root="../",
-            session=session,
-            summary=summary,
-            nav=nav,
-            outputs=outputs,
-            running_cost=formatting.running_costs(session),
-            cost_chart=charts.cost_bars(session),
-            reward_chart=charts.reward_bars(session),
-        )
-        return RenderedPage(html, files)
+        outputs, files = self._outputs(session, nav.slug, OUTPUT_LIMIT)
+        return RenderedPage(self._session_html(session, summary, nav, outputs, "../"), files)
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> RenderedPage:
         """What stands in for a session page the renderer failed on: its figures, the error,
@@ -145,18 +135,21 @@ class Renderer:
     def standalone_session_page(self, session: Session, summary: SessionSummary) -> str:
         """One session as a single HTML file to attach to a bug report: CSS and JS inline,
         outputs uncut (there is no folder beside it), no links to pages that are not in it."""
-        outputs = {(step.number, index): OutputView(call.output or "", len(call.output or ""))
-                   for step in session.steps for index, call in enumerate(step.tool_calls, start=1)}
+        outputs, _ = self._outputs(session, "", None)
+        return self._session_html(session, summary, PageNav(""), outputs, "", self.inline_assets())
+
+    def _session_html(self, session: Session, summary: SessionSummary, nav: PageNav,
+                      outputs: dict[tuple[int, int], OutputView], root: str, inline: InlineAssets | None = None) -> str:
         return self.env.get_template("session.html").render(
-            root="",
+            root=root,
             session=session,
             summary=summary,
-            nav=PageNav(""),
+            nav=nav,
             outputs=outputs,
             running_cost=formatting.running_costs(session),
             cost_chart=charts.cost_bars(session),
             reward_chart=charts.reward_bars(session),
-            inline=self.inline_assets(),
+            inline=inline,
         )
 
     def inline_assets(self) -> InlineAssets:
@@ -171,13 +164,14 @@ class Renderer:
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
 
     @staticmethod
-    def _outputs(session: Session, slug: str) -> tuple[dict[tuple[int, int], OutputView], dict[str, str]]:
-        """Cut long outputs, keyed by (step, call index); the full text goes to outputs/<step>-<n>.txt."""
+    def _outputs(session: Session, slug: str, limit: int | None) -> tuple[dict[tuple[int, int], OutputView], dict[str, str]]:
+        """Outputs keyed by (step, call index); past `limit` (None: never) the page shows the
+        start and the full text goes to outputs/<step>-<n>.txt beside it."""
         views: dict[tuple[int, int], OutputView] = {}
         files: dict[str, str] = {}
         for step in session.steps:
             for index, call in enumerate(step.tool_calls, start=1):
-                views[(step.number, index)] = _output_view(call, slug, step.number, index, files)
+                views[(step.number, index)] = _output_view(call, slug, step.number, index, files, limit)
         return views, files
 
 
@@ -193,10 +187,10 @@ def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-def _output_view(call: ToolCall, slug: str, step: int, index: int, files: dict[str, str]) -> OutputView:
+def _output_view(call: ToolCall, slug: str, step: int, index: int, files: dict[str, str], limit: int | None) -> OutputView:
     text = call.output or ""
-    if len(text) <= OUTPUT_LIMIT:
+    if limit is None or len(text) <= limit:
         return OutputView(text, len(text))
     name = f"{slug}/outputs/{step}-{index}.txt"
     files[f"sessions/{name}"] = text
-    return OutputView(text[:OUTPUT_LIMIT], len(text), name)
+    return OutputView(text[:limit], len(text), name)

@@ -80,7 +80,8 @@ def iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
-def _cost_usd(total: CostTotal) -> float | None:
+def cost_usd(total: CostTotal) -> float | None:
+    """A total's dollars as the JSON outputs give them: None (unknown) when nothing was priced."""
     return round(total.usd, 6) if total.priced_steps else None
 
 
@@ -129,14 +130,14 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         cache_read_tokens=usage.cache_read,
         cache_write_tokens=usage.cache_write,
         reasoning_tokens=usage.reasoning,
-        cost_usd=_cost_usd(cost),
+        cost_usd=cost_usd(cost),
         cost_source=cost.source,
         cost_is_lower_bound=cost.is_lower_bound,
         priced_steps=cost.priced_steps,
         estimated_steps=cost.estimated_steps,
         unpriced_steps=cost.unpriced_steps,
         unpriced_models=list(cost.unpriced_models),
-        cost_with_children_usd=_cost_usd(with_children),
+        cost_with_children_usd=cost_usd(with_children),
         cost_with_children_is_lower_bound=with_children.is_lower_bound,
         warnings=len(session.problems),
         parent=session.parent_id,

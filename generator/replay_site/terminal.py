@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from .compare import Comparison
 from .formatting import cost_total, duration, money, when
 from .model import CostTotal, Session, Step
+from .summary import cost_usd
 
 
 def _cut(text: str, limit: int) -> str:
@@ -56,7 +57,7 @@ class BudgetBreach:
             "id": self.session.id,
             "title": self.session.title,
             "source": self.session.source,
-            "cost_usd": round(self.cost.usd, 6) if self.cost.priced_steps else None,
+            "cost_usd": cost_usd(self.cost),
             "cost_is_lower_bound": self.cost.is_lower_bound,
             "errors": self.errors,
             "reasons": self.reasons,
