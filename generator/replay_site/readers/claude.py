@@ -20,7 +20,7 @@ from ..model import Fact, Problem, Session, Step
 from . import SessionSource
 from .claude_dag import Row, abandoned_lines
 from .claude_steps import StepBuilder, first_prompt
-from .jsonl import iter_objects
+from .jsonl import iter_objects, kind_of
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
@@ -107,7 +107,7 @@ def sniff(path: Path) -> dict[str, Any] | None:
                     continue
                 if not isinstance(obj, dict):
                     continue
-                if _kind(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
+                if kind_of(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
                     if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
                         return obj
                     continue  # summaries and snapshots come first; keep looking for the session id
@@ -162,7 +162,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
     for number, obj in rows:
-        kind = _kind(obj)
+        kind = kind_of(obj)
         if kind == "assistant":
             builder.assistant(number, obj)
         elif kind == "user":
@@ -277,9 +277,3 @@ def _project_summaries(folder: str) -> dict[str, str]:
 
 
 READER = ClaudeReader()
-
-
-def _kind(obj: dict) -> str | None:
-    """A line's `type`, or None when it is not a string (a damaged line must not break lookups)."""
-    kind = obj.get("type")
-    return kind if isinstance(kind, str) else None

@@ -17,6 +17,7 @@ from ..model import Detail, Fact, Problem, Session, Step, Usage
 from .codex_calls import CALL_ITEMS, ToolCalls
 from .codex_outputs import classify
 from .codex_shapes import Record
+from .jsonl import kind_of
 from .timestamps import parse_time
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
@@ -214,7 +215,7 @@ class Builder:
     # -- response items ------------------------------------------------------------------------
     def _on_response_item(self, record: Record) -> None:
         payload = record.payload
-        kind = _kind(payload)
+        kind = kind_of(payload)
         if kind == "message":
             self._message(record)
         elif kind == "reasoning":
@@ -269,7 +270,7 @@ class Builder:
     # -- events --------------------------------------------------------------------------------
     def _on_event_msg(self, record: Record) -> None:
         payload = record.payload
-        kind = _kind(payload)
+        kind = kind_of(payload)
         if self.tools.event(kind, payload):
             return
         if kind == "user_message":
@@ -317,9 +318,3 @@ class Builder:
             return  # the same event re-emitted (Codex repeats it after each turn_context)
         self.prev_total = total
         self._use(_usage(info.get("last_token_usage") or total))
-
-
-def _kind(payload: dict) -> str | None:
-    """A payload's `type`, or None when it is not a string (damaged lines must not break lookups)."""
-    kind = payload.get("type")
-    return kind if isinstance(kind, str) else None

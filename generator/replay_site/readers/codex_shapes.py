@@ -16,6 +16,7 @@ from typing import Any
 
 from ..model import Problem
 from . import jsonl
+from .jsonl import kind_of
 from .timestamps import parse_time
 
 ENVELOPE_KINDS = frozenset(
@@ -60,7 +61,7 @@ def shape_of(first: dict[str, Any] | None) -> str | None:
     """
     if not isinstance(first, dict):
         return None
-    kind = first.get("type") if isinstance(first.get("type"), str) else None
+    kind = kind_of(first)
     if kind in ENVELOPE_KINDS and isinstance(first.get("payload"), dict):
         return "envelope"
     if "event_type" in first or "sessionId" in first or "uuid" in first or "role" in first:
@@ -99,7 +100,7 @@ def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record
 
 
 def _normalise(obj: dict[str, Any], number: int, shape: str, label: str) -> list[Record]:
-    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
+    kind = kind_of(obj)
     stamp = parse_time(obj.get("timestamp"))
     if isinstance(obj.get("payload"), dict) and isinstance(kind, str):
         payload = dict(obj["payload"])
@@ -130,7 +131,7 @@ def _ts_records(path: Path, label: str, problems: list[Problem]) -> list[Record]
         if not isinstance(item, dict):
             problems.append(Problem("bad_line", f"items[{index}] is not an object, skipped", label))
             continue
-        item_type = item.get("type") if isinstance(item.get("type"), str) else None
+        item_type = kind_of(item)
         kind = "response_item" if item_type in ITEM_TYPES else str(item_type)
         records.append(Record(kind, item, None, None, label))
     return records
@@ -139,7 +140,7 @@ def _ts_records(path: Path, label: str, problems: list[Problem]) -> list[Record]
 def _simplified(obj: dict[str, Any], number: int, label: str) -> list[Record]:
     """The design-doc shape: split one message into the response items Codex would have written."""
     stamp = parse_time(obj.get("created_at") or obj.get("timestamp"))
-    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
+    kind = kind_of(obj)
     if kind == "session":
         return [Record("session_meta", obj, number, stamp, label)]
     if kind != "message":

@@ -70,3 +70,10 @@ def load_json(path: Path, problems: list[Problem], label: str | None = None) -> 
         problems.append(Problem("bad_line", "not a JSON object", label, None))
         return None
     return value
+
+
+def kind_of(obj: dict[str, Any]) -> str | None:
+    """A line's `type`, or None when it is not a string: in a damaged line it can be a list
+    or an object, which must not reach set lookups or comparisons."""
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None
