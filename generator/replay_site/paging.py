@@ -1,0 +1,50 @@
+"""Where each step of a session lives: long sessions are split into pages of steps.
+
+A session of up to PAGE_STEPS steps is one page, `sessions/<slug>.html`. A longer one
+keeps that file as its first page and adds `sessions/<slug>/<k>.html` for pages 2..n, so a
+link to the session still opens at its start and every link the site writes to a step
+(`page#step-N`) names the page that holds it. Pages stay small enough for a browser to
+open at once however long the session is.
+"""
+from __future__ import annotations
+
+import posixpath
+
+PAGE_STEPS = 200
+
+
+def page_count(steps: int) -> int:
+    return max(1, -(-steps // PAGE_STEPS))
+
+
+def page_of(step: int) -> int:
+    """The page (1-based) that holds step number `step` (1-based)."""
+    return max(1, -(-step // PAGE_STEPS))
+
+
+def page_range(page: int, steps: int) -> range:
+    """The step numbers shown on `page`."""
+    first = (page - 1) * PAGE_STEPS + 1
+    return range(first, min(steps, page * PAGE_STEPS) + 1)
+
+
+def page_path(slug: str, page: int = 1) -> str:
+    """A page's path relative to the site root."""
+    return f"sessions/{slug}.html" if page == 1 else f"sessions/{slug}/{page}.html"
+
+
+def root_of(path: str) -> str:
+    """The relative prefix from a site file back to the site root ('', '../', '../../')."""
+    return "../" * path.count("/")
+
+
+def relative(target: str, from_path: str) -> str:
+    """A link from the site file `from_path` to the site file `target` (both root-relative)."""
+    return posixpath.relpath(target, posixpath.dirname(from_path) or ".")
+
+
+def step_href(slug: str, step: int, from_path: str) -> str:
+    """A link to step `step` of session `slug` from the site file `from_path`."""
+    target = page_path(slug, page_of(step))
+    anchor = f"#step-{step}"
+    return anchor if target == from_path else relative(target, from_path) + anchor

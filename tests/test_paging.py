@@ -1,0 +1,17 @@
+"""Which page holds a step, and the links between pages (paging.py)."""
+from replay_site.paging import PAGE_STEPS, page_count, page_of, page_path, page_range, step_href
+
+
+def test_a_short_session_is_one_page_and_links_stay_on_it():
+    assert page_count(0) == page_count(PAGE_STEPS) == 1
+    assert step_href("s", PAGE_STEPS, "sessions/s.html") == f"#step-{PAGE_STEPS}"
+
+
+def test_a_long_session_splits_into_numbered_pages_and_links_name_the_right_one():
+    assert page_count(PAGE_STEPS + 1) == 2
+    assert page_of(PAGE_STEPS + 1) == 2 and page_range(2, PAGE_STEPS + 5) == range(PAGE_STEPS + 1, PAGE_STEPS + 6)
+    assert page_path("s", 1) == "sessions/s.html" and page_path("s", 3) == "sessions/s/3.html"
+    # from the first page (sessions/s.html) into a later one, back, and from the index
+    assert step_href("s", 9000, "sessions/s.html") == f"s/{page_of(9000)}.html#step-9000"
+    assert step_href("s", 1, "sessions/s/2.html") == "../s.html#step-1"
+    assert step_href("s", 9000, "index.html") == f"sessions/s/{page_of(9000)}.html#step-9000"
