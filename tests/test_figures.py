@@ -110,6 +110,12 @@ def test_claude_subagents_roll_up_once(corpus, built):
     assert {done["parent"], bedrock["parent"]} == {parent["id"]}
     # Own + each child exactly once: 0.2159721 + 0.063714 + 0.0198693 = 0.2995554.
     assert parent["cost_with_children_usd"] == pytest.approx(0.2995554, abs=2e-6)
+    # Tokens with subagents, each once: input 33 + 3 + 16,878 = 16,914; output 806 + 3 + 237
+    # = 1,046; cache read 214,627 (the children read none); cache write 37,172 + 16,976 = 54,148.
+    assert (parent["input_tokens_with_children"], parent["output_tokens_with_children"],
+            parent["cache_read_tokens_with_children"], parent["cache_write_tokens_with_children"]) == (
+        16_914, 1_046, 214_627, 54_148)
+    assert parent["input_tokens"] == 33  # the parent's own figure stays its own
     page = BeautifulSoup((built[0] / parent["page"]).read_bytes(), "html.parser").get_text(" ", strip=True)
     assert "≈ $0.2996 with subagents" in page
 

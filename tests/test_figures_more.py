@@ -65,6 +65,11 @@ def test_glue_sessions(corpus, built):
     assert_figures(child, sub)
     assert own.unpriced == 1 and parent["unpriced_models"] == ["ollama/gemma3:4b"]
     assert parent["cost_with_children_usd"] == pytest.approx(own.usd + sub.usd, abs=2e-6)
+    # With subagents the page's figures add up to Glue's own meta.json token_count.
+    assert (parent["input_tokens_with_children"] + parent["output_tokens_with_children"]
+            + parent["cache_read_tokens_with_children"] + parent["cache_write_tokens_with_children"]) == (
+        whole.input + whole.output + whole.cache_read + whole.write_5m)
+    assert parent["input_tokens_with_children"] == own.input + sub.input
 
 
 # --- gptme -----------------------------------------------------------------------------------

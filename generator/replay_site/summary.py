@@ -53,6 +53,12 @@ class SessionSummary:
     estimated_steps: int
     unpriced_steps: int
     unpriced_models: list[str]
+    # Figures including the rolled-up subagents (each counted once), as the producers' own
+    # totals count them (Glue meta.json token_count, the rlm run total, a Claude Code bill).
+    input_tokens_with_children: int
+    output_tokens_with_children: int
+    cache_read_tokens_with_children: int
+    cache_write_tokens_with_children: int
     cost_with_children_usd: float | None
     cost_with_children_is_lower_bound: bool
     warnings: int
@@ -108,6 +114,7 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
     usage = session.usage
     cost = session.cost
     with_children = session.cost_with_children
+    usage_with_children = session.usage_with_children
     return SessionSummary(
         id=session.id,
         format=session.format,
@@ -137,6 +144,10 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         estimated_steps=cost.estimated_steps,
         unpriced_steps=cost.unpriced_steps,
         unpriced_models=list(cost.unpriced_models),
+        input_tokens_with_children=usage_with_children.input,
+        output_tokens_with_children=usage_with_children.output,
+        cache_read_tokens_with_children=usage_with_children.cache_read,
+        cache_write_tokens_with_children=usage_with_children.cache_write,
         cost_with_children_usd=cost_usd(with_children),
         cost_with_children_is_lower_bound=with_children.is_lower_bound,
         warnings=len(session.problems),
