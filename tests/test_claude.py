@@ -26,8 +26,8 @@ import pytest
 
 from replay_site.model import Usage
 from replay_site.readers import SessionSource, registry
-from replay_site.readers.claude import READER
-from replay_site.readers.claude_steps import ABANDONED_TITLE
+from replay_site.readers.claude.reader import READER
+from replay_site.readers.claude.steps import ABANDONED_TITLE
 
 # The throwaway script behind these numbers:
 #   for each line: m = o["message"]

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from replay_site.readers import SessionSource, registry
-from replay_site.readers.codex import READER
-from replay_site.readers.codex_outputs import classify
-from replay_site.readers.codex_patch import parse_apply_patch
+from replay_site.readers.codex.reader import READER
+from replay_site.readers.codex.outputs import classify
+from replay_site.readers.codex.patch import parse_apply_patch
 
 REAL_125 = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 DESKTOP = "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"

@@ -7,8 +7,8 @@ import orjson
 
 from replay_site.model import Session, ToolCall, Usage
 from replay_site.readers import SessionSource, registry
-from replay_site.readers.glue import READER
-from replay_site.readers.glue_steps import apply_result
+from replay_site.readers.glue.reader import READER
+from replay_site.readers.glue.steps import apply_result
 
 
 def read_one(path: Path, root: Path | None = None) -> Session:

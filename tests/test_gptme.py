@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from replay_site.readers import SessionSource
-from replay_site.readers.gptme import READER
-from replay_site.readers.gptme_calls import parse_calls
+from replay_site.readers.gptme.reader import READER
+from replay_site.readers.gptme.calls import parse_calls
 
 
 def read_one(path: Path, root: Path | None = None):

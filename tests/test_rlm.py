@@ -12,7 +12,7 @@ import pytest
 
 from replay_site.model import Session
 from replay_site.readers import SessionSource, registry
-from replay_site.readers.rlm import READER, sniff
+from replay_site.readers.rlm.reader import READER, sniff
 
 RUN = "run_20261122_155857_978574"
 CHILD_RUN = "run_20261122_155858_003148"

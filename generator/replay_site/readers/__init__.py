@@ -1,8 +1,12 @@
-"""The reader registry: one module per format, built-ins and plugins alike.
+"""The reader registry: one subpackage per format, built-ins and plugins alike.
 
 A reader is any object with the attributes of `Reader`. Built-ins are listed in
 BUILTIN (one line per format); third-party packages add theirs through the
 entry-point group `replay_site.readers`, and both land in the same dict.
+Discovery (discover.py) walks each source once and reads each candidate file's head
+once; readers only `detect` their files from a head and `group` the files they detected.
+The kit every reader shares: `jsonl` (tolerant lines), `files` (safe opening, heads),
+`fields` (typed getters, text made encodable, stubs, titles, unanswered calls), `timestamps`.
 """
 from __future__ import annotations
 
@@ -12,16 +16,17 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..model import Session
+from .files import Head
 
 BUILTIN = {
-    "glue": "replay_site.readers.glue:READER",
-    "gptme": "replay_site.readers.gptme:READER",
-    "codex": "replay_site.readers.codex:READER",
-    "rlm": "replay_site.readers.rlm:READER",
-    "claude": "replay_site.readers.claude:READER",
+    "glue": "replay_site.readers.glue.reader:READER",
+    "gptme": "replay_site.readers.gptme.reader:READER",
+    "codex": "replay_site.readers.codex.reader:READER",
+    "rlm": "replay_site.readers.rlm.reader:READER",
+    "claude": "replay_site.readers.claude.reader:READER",
 }
 
 
@@ -66,11 +71,23 @@ class Reader(Protocol):
     def default_dirs(self) -> list[Path]:
         """Folders the agent writes its logs to on this machine (existing or not)."""
 
-    def find(self, root: Path) -> Iterable[SessionSource]:
-        """The sessions of this format under `root` (a file or a folder), sniffed cheaply."""
+    def detect(self, path: Path, head: Head) -> Any:
+        """What `path` is to this reader, from its head alone (any value), or None when not its."""
+
+    def group(self, found: dict[Path, Any], root: Path) -> Iterable[SessionSource]:
+        """The sessions made of the files `detect` recognised under `root` (a file or a folder)."""
 
     def read(self, source: SessionSource) -> list[Session]:
         """Read one source into sessions (children nested). Never raises on bad content."""
+
+
+class FileReader:
+    """What the built-in readers share: `find`, this reader alone run over one root."""
+
+    def find(self, root: Path) -> list[SessionSource]:
+        from ..discover import find_sources  # discover imports this package
+
+        return find_sources(root, [self], [])
 
 
 def _load(spec: str) -> Reader:

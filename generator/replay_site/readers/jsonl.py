@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from ..model import Problem
+from .files import BOM, open_regular
 
 
 def iter_objects(path: Path, problems: list[Problem], label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -18,9 +19,11 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
     and its line number, and reading goes on.
     """
     label = label or path.name
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for number, raw in enumerate(handle, start=1):
             raw = raw.strip()
+            if number == 1:
+                raw = raw.removeprefix(BOM).strip()
             if not raw:
                 continue
             try:
@@ -39,30 +42,12 @@ def _looks_truncated(raw: bytes) -> bool:
     return raw.startswith((b"{", b"[")) and not raw.endswith((b"}", b"]"))
 
 
-def first_object(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
-    """The first JSON object line of a file, reading at most `max_lines` lines (cheap sniffing)."""
-    try:
-        with path.open("rb") as handle:
-            for _, raw in zip(range(max_lines), handle):
-                raw = raw.strip()
-                if not raw:
-                    continue
-                try:
-                    value = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(value, dict):
-                    return value
-    except OSError:
-        return None
-    return None
-
-
 def load_json(path: Path, problems: list[Problem], label: str | None = None) -> dict[str, Any] | None:
     """A whole-file JSON object, or None with a Problem when it is not one."""
     label = label or path.name
     try:
-        value = orjson.loads(path.read_bytes())
+        with open_regular(path) as handle:
+            value = orjson.loads(handle.read().removeprefix(BOM))
     except (OSError, orjson.JSONDecodeError) as exc:
         problems.append(Problem("bad_line", f"unreadable JSON file ({exc})", label, None))
         return None

@@ -20,8 +20,8 @@ from typing import Any
 
 import orjson
 
-from ..diffs import change_from_texts
-from ..model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
+from ...diffs import change_from_texts
+from ...model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
 
 # `status` values that mean the tool did not do its job. Glue writes "failed"
 # for denials too; the schema's "denied"/"cancelled" are read the same way.

@@ -2,7 +2,7 @@
 
 A session is a folder (meta.json optional) or a bare conversation JSONL file.
 Rows are transcript-v1 envelopes or legacy unversioned lines, mixed freely; the
-step logic lives in glue_steps.py. Subagents become child sessions.
+step logic lives in steps.py. Subagents become child sessions.
 
 Token accounting (each model response counted once):
 - `usage` role main: the assistant step of that response.
@@ -21,17 +21,17 @@ minutes); without that anchor they are read as UTC and a warning says so.
 """
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from ..model import Fact, Problem, Session
-from . import jsonl
-from . import SessionSource
-from .glue_steps import StepBuilder, count, usage_from
-from .timestamps import parse_time
+import orjson
+
+from ...model import Fact, Problem, Session
+from .. import FileReader, SessionSource, jsonl
+from ..files import BOM, Head
+from .steps import StepBuilder, count, usage_from
+from ..timestamps import parse_time
 
 EVENT_TYPES = frozenset({
     "user_message", "assistant_message", "assistant_thinking", "tool_call", "tool_result", "usage",
@@ -44,6 +44,7 @@ META_FACTS = (
     ("pr_status", "PR status"), ("title_source", "Title source"), ("summary", "Summary"),
 )
 MAX_META_BYTES = 1 << 20
+CONVERSATION = "conversation.jsonl"
 
 
 def is_glue_row(row: dict[str, Any] | None) -> bool:
@@ -55,52 +56,55 @@ def is_glue_row(row: dict[str, Any] | None) -> bool:
     return row["type"] in EVENT_TYPES and "timestamp" in row
 
 
-def _sniff_meta(path: Path) -> bool:
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_META_BYTES:
-            return False
-    except OSError:
+def _is_glue_meta(path: Path, head: Head) -> bool:
+    if head.size > MAX_META_BYTES:
         return False
-    meta = jsonl.load_json(path, [])
+    # A head holds the whole of any small file; a larger meta.json is loaded in full.
+    meta = _json_object(head.data) if head.complete else jsonl.load_json(path, [])
     return bool(meta) and "id" in meta and "start_time" in meta and (
         "glue_version" in meta or "model_ref" in meta or "model" in meta
     )
 
 
-def _is_session_dir(folder: Path) -> bool:
-    conversation = folder / "conversation.jsonl"
-    return (conversation.is_file() and is_glue_row(jsonl.first_object(conversation))) or _sniff_meta(
-        folder / "meta.json"
-    )
+def _json_object(data: bytes) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads(data.removeprefix(BOM))
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
-class GlueReader:
+def _hidden(folder: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in folder.relative_to(root).parts)
+
+
+class GlueReader(FileReader):
     name = "glue"
     label = "Glue"
 
     def default_dirs(self) -> list[Path]:
         return [Path.home() / ".glue" / "sessions"]
 
-    def find(self, root: Path) -> Iterator[SessionSource]:
-        root = Path(root)
-        if root.is_file():
-            if root.suffix == ".jsonl" and is_glue_row(jsonl.first_object(root)):
-                yield SessionSource(self.name, root, root)
-            return
+    def detect(self, path: Path, head: Head) -> str | None:
+        """"folder" for a session folder's conversation.jsonl or meta.json, "file" for other Glue JSONL."""
+        if path.name == "meta.json":
+            return "folder" if _is_glue_meta(path, head) else None
+        if (path.suffix == ".jsonl" or head.named) and is_glue_row(head.first_object()):
+            return "folder" if path.name == CONVERSATION else "file"
+        return None
+
+    def group(self, found: dict[Path, str], root: Path) -> list[SessionSource]:
         if not root.is_dir():
-            return
-        for folder, dirnames, filenames in os.walk(root):
-            here = Path(folder)
-            dirnames.sort()
-            if _is_session_dir(here):
-                dirnames.clear()  # a session folder's contents all belong to it
-                yield SessionSource(self.name, here, root)
-                continue
-            dirnames[:] = [name for name in dirnames if not name.startswith(".")]
-            for name in sorted(filenames):
-                path = here / name
-                if name.endswith(".jsonl") and is_glue_row(jsonl.first_object(path)):
-                    yield SessionSource(self.name, path, root)
+            return [SessionSource(self.name, root, root)] if found.get(root) in ("folder", "file") and root.name != "meta.json" else []
+        # Hidden folders are not searched, and a session folder's contents all belong to it.
+        visible = {path: kind for path, kind in found.items() if not _hidden(path.parent, root)}
+        folders: list[Path] = []
+        for folder in sorted({path.parent for path, kind in visible.items() if kind == "folder"}):
+            if not any(folder.is_relative_to(outer) for outer in folders):
+                folders.append(folder)
+        loose = [path for path, kind in visible.items() if kind == "file"
+                 and not any(path.is_relative_to(folder) for folder in folders)]
+        return sorted((SessionSource(self.name, path, root) for path in [*folders, *loose]), key=lambda s: str(s.path))
 
     def read(self, source: SessionSource) -> list[Session]:
         return [_read(source)]

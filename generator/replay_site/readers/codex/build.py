@@ -1,9 +1,9 @@
 """Codex records -> Steps: one assistant step per model response, with its token usage.
 
-The record stream (see codex_shapes) is walked once. Decisions that need the whole
+The record stream (see shapes.py) is walked once. Decisions that need the whole
 file (which texts are duplicated as events, which call failed once every end
 event is in) are made from a first pass and a final pass, never by position alone;
-tool calls and the pieces of their results are handed to codex_calls, which
+tool calls and the pieces of their results are handed to calls.py, which
 settles them in that final pass.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..model import Detail, Fact, Problem, Session, Step, Usage
-from .codex_calls import CALL_ITEMS, ToolCalls
-from .codex_outputs import classify
-from .codex_shapes import Record
-from .jsonl import kind_of
-from .timestamps import parse_time
+from ...model import Detail, Fact, Problem, Session, Step, Usage
+from .calls import CALL_ITEMS, ToolCalls
+from .outputs import classify
+from .shapes import Record
+from ..jsonl import kind_of
+from ..timestamps import parse_time
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
 # event_msg kinds that only restate what response items already hold, or are UI telemetry.

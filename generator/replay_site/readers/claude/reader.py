@@ -2,25 +2,26 @@
 
 A session is one JSONL file plus the transcripts of the subagents it spawned, which live either
 beside it (`agent-<id>.jsonl`, same `sessionId`; older versions) or in `<session>/subagents/`
-(newer). `find` groups them into one SessionSource; `read` builds the main session with the
+(newer). `group` puts them into one SessionSource; `read` builds the main session with the
 subagents as child sessions, each linked from the Task call that spawned it.
 """
 from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ..model import Fact, Problem, Session, Step
-from . import SessionSource
-from .claude_dag import Row, abandoned_lines
-from .claude_steps import StepBuilder, first_prompt
-from .jsonl import iter_objects, kind_of
+from ...model import Fact, Problem, Session, Step
+from .. import FileReader, SessionSource
+from ..files import Head, open_regular, read_head
+from .dag import Row, abandoned_lines
+from .steps import StepBuilder, first_prompt
+from ..jsonl import iter_objects, kind_of
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
@@ -35,7 +36,7 @@ CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
 SNIFF_LINES = 30
 
 
-class ClaudeReader:
+class ClaudeReader(FileReader):
     name = "claude"
     label = "Claude Code"
 
@@ -49,9 +50,12 @@ class ClaudeReader:
             dirs.append(home)
         return dirs
 
-    def find(self, root: Path) -> Iterable[SessionSource]:
-        if root.is_file():
-            sniffed = sniff(root)
+    def detect(self, path: Path, head: Head) -> dict[str, Any] | None:
+        return sniff_head(head)
+
+    def group(self, found: dict[Path, dict[str, Any]], root: Path) -> Iterator[SessionSource]:
+        if not root.is_dir():
+            sniffed = found.get(root)
             if sniffed is None:
                 return
             if _is_agent(root, sniffed):
@@ -60,9 +64,7 @@ class ClaudeReader:
             else:
                 yield SessionSource(self.name, root, root, tuple(_agents_of(root, sniffed)))
             return
-        if not root.is_dir():
-            return
-        files = {path: sniffed for path in sorted(root.rglob("*.jsonl")) if path.is_file() and (sniffed := sniff(path))}
+        files = {path: found[path] for path in sorted(found) if path.suffix == ".jsonl"}
         claimed: set[Path] = set()
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
         for path in mains:
@@ -96,25 +98,23 @@ class ClaudeReader:
         return [session]
 
 
-def sniff(path: Path) -> dict[str, Any] | None:
+def sniff_head(head: Head) -> dict[str, Any] | None:
     """The first Claude Code line of a file (a dict with type and ids), or None when it is not one."""
-    try:
-        with path.open("rb") as handle:
-            for _, raw in zip(range(SNIFF_LINES), handle):
-                try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    continue
-                if not isinstance(obj, dict):
-                    continue
-                if kind_of(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
-                    if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
-                        return obj
-                    continue  # summaries and snapshots come first; keep looking for the session id
-                return None
-    except OSError:
+    for obj in head.objects(SNIFF_LINES):
+        if kind_of(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
+            if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
+                return obj
+            continue  # summaries and snapshots come first; keep looking for the session id
         return None
     return None
+
+
+def sniff(path: Path) -> dict[str, Any] | None:
+    """`sniff_head` of a file that discovery did not read (the siblings of a file named alone)."""
+    try:
+        return sniff_head(read_head(path))
+    except OSError:
+        return None
 
 
 def _is_agent(path: Path, sniffed: dict[str, Any]) -> bool:
@@ -261,7 +261,7 @@ def _project_summaries(folder: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for path in sorted(Path(folder).glob("*.jsonl")):
         try:
-            with path.open("rb") as handle:
+            with open_regular(path) as handle:
                 for raw in handle:
                     if b'"type":"summary"' not in raw and b'"type": "summary"' not in raw:
                         continue

@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 
-from ..diffs import change_from_texts, diff_texts, hunks_to_diff
-from ..model import FileChange, Image, TodoItem, ToolCall
+from ...diffs import change_from_texts, diff_texts, hunks_to_diff
+from ...model import FileChange, Image, TodoItem, ToolCall
 
 # Inline images are embedded in the page as base64; past this size one image would swamp it.
 MAX_IMAGE_BASE64 = 2 * 1024 * 1024

@@ -2,25 +2,26 @@
 variables, child agents and checkpoints.
 
 Four on-disk shapes, told apart the way the producer's `SessionReplayer` tells them apart
-(FORMATS.md (d)), but from the first object only, so finding stays cheap:
-- native SessionEvent JSONL (`event_type` from SessionEventType, ISO timestamps)  -> rlm_native
-- legacy trajectory events (`event_type` run_start/iteration_*, float epoch timestamps) -> rlm_trajectory
-- run files (`type` step/final + `run_id` + `environment`)                            -> rlm_runs
-- snapshot JSON (one object with `snapshot_id` and `steps`; checkpoints too)             -> rlm_native
+(FORMATS.md (d)), but from the first object only, so discovery stays cheap:
+- native SessionEvent JSONL (`event_type` from SessionEventType, ISO timestamps)  -> native.py
+- legacy trajectory events (`event_type` run_start/iteration_*, float epoch timestamps) -> trajectory.py
+- run files (`type` step/final + `run_id` + `environment`)                            -> runs.py
+- snapshot JSON (one object with `snapshot_id` and `steps`; checkpoints too)             -> native.py
 Only `event_type` values rlm-code writes are claimed; Codex and Claude also use `type`, so a
 run file must have `type` step/final *and* `run_id` *and* `environment`.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from ..model import Session
-from . import SessionSource, jsonl
-from .rlm_native import read_native, read_snapshot
-from .rlm_runs import read_runs
-from .rlm_trajectory import read_trajectory
+from ...model import Session
+from .. import FileReader, SessionSource
+from ..files import Head, read_head
+from .native import read_native, read_snapshot
+from .runs import read_runs
+from .trajectory import read_trajectory
 
 Shape = Literal["native", "trajectory", "run", "snapshot"]
 
@@ -37,18 +38,14 @@ _SHARED = {"llm_request", "llm_response", "child_spawn", "child_result", "final_
 _SNAPSHOT_HEAD = 4096  # snapshot_id is the first key SessionStore writes; the head is enough
 
 
-def sniff(path: Path) -> Shape | None:
+def sniff_head(path: Path, head: Head) -> Shape | None:
     """Which rlm-code shape `path` is, from its first object (or the head of a .json file)."""
     if path.suffix == ".json":
-        try:
-            with path.open("rb") as handle:
-                head = handle.read(_SNAPSHOT_HEAD)
-        except OSError:
-            return None
-        return "snapshot" if head.lstrip().startswith(b"{") and b'"snapshot_id"' in head and b'"session_id"' in head else None
-    if path.suffix != ".jsonl":
+        data = head.data[:_SNAPSHOT_HEAD]
+        return "snapshot" if data.lstrip().startswith(b"{") and b'"snapshot_id"' in data and b'"session_id"' in data else None
+    if path.suffix != ".jsonl" and not head.named:
         return None
-    first = jsonl.first_object(path)
+    first = head.first_object()
     if first is None:
         return None
     kind = first.get("event_type")
@@ -66,16 +63,24 @@ def sniff(path: Path) -> Shape | None:
     return None
 
 
-def _run_parent(path: Path) -> tuple[str, str | None]:
-    first = jsonl.first_object(path) or {}
+def sniff(path: Path, named: bool = False) -> Shape | None:
+    """`sniff_head` of a file discovery did not hand over (at read time, or a run's siblings)."""
+    try:
+        return sniff_head(path, read_head(path, named))
+    except OSError:
+        return None
+
+
+def _run_parent(path: Path, head: Head) -> tuple[str, str | None]:
+    first = head.first_object() or {}
     run_id = first.get("run_id") if isinstance(first.get("run_id"), str) else path.name.removesuffix(".jsonl")
     parent = first.get("parent_run_id")
     return run_id, parent if isinstance(parent, str) and parent else None
 
 
-def _group_runs(runs: list[Path], root: Path) -> Iterator[SessionSource]:
+def _group_runs(info: dict[Path, tuple[str, str | None]], root: Path) -> Iterator[SessionSource]:
     """One source per top-level run, with the run files it delegated to (at any depth) as related."""
-    info = {path: _run_parent(path) for path in runs}
+    runs = list(info)
     by_id = {run_id: path for path, (run_id, _) in info.items()}
 
     def top(path: Path) -> Path:
@@ -92,7 +97,7 @@ def _group_runs(runs: list[Path], root: Path) -> Iterator[SessionSource]:
         yield SessionSource("rlm", head, root, tuple(sorted(path for path in members if path != head)))
 
 
-class RlmReader:
+class RlmReader(FileReader):
     name = "rlm"
     label = "rlm-code"
 
@@ -101,36 +106,47 @@ class RlmReader:
         # run files under the working directory it was started in.
         return [Path.home() / ".rlm_code" / "sessions", Path.cwd() / ".rlm_code" / "rlm" / "runs"]
 
-    def find(self, root: Path) -> Iterable[SessionSource]:
-        if root.is_file():
-            shape = sniff(root)
-            if shape == "run":
+    def detect(self, path: Path, head: Head) -> tuple[Shape, tuple[str, str | None] | None] | None:
+        shape = sniff_head(path, head)
+        if shape is None:
+            return None
+        return shape, _run_parent(path, head) if shape == "run" else None
+
+    def group(self, found: dict[Path, tuple[Shape, tuple[str, str | None] | None]], root: Path) -> Iterator[SessionSource]:
+        if not root.is_dir():
+            if root not in found:
+                return
+            shape, run = found[root]
+            if run is not None:
                 # A run file named on its own still brings the child runs delegated from it.
-                siblings = [path for path in sorted(root.parent.glob("*.jsonl")) if path == root or sniff(path) == "run"]
-                mine = [source for source in _group_runs(siblings, root) if source.path == root]
+                siblings = {root: run}
+                for path in sorted(root.parent.glob("*.jsonl")):
+                    try:
+                        head = read_head(path)
+                    except OSError:
+                        continue
+                    if path != root and sniff_head(path, head) == "run":
+                        siblings[path] = _run_parent(path, head)
+                mine = [source for source in _group_runs(dict(sorted(siblings.items())), root) if source.path == root]
                 # A child run named on its own (its parent is next to it) is read alone.
                 yield from mine or [SessionSource("rlm", root, root)]
-            elif shape:
+            else:
                 yield SessionSource("rlm", root, root)
             return
-        if not root.is_dir():
-            return
-        runs = []
-        for path in sorted(root.rglob("*")):
-            if not path.is_file():
-                continue
-            shape = sniff(path)
-            if shape == "run":
-                runs.append(path)
-            elif shape:
+        runs: dict[Path, tuple[str, str | None]] = {}
+        for path in sorted(found):
+            shape, run = found[path]
+            if run is not None:
+                runs[path] = run
+            else:
                 yield SessionSource("rlm", path, root)
         # The runner writes a run and its delegated children into one runs/ folder; grouping
         # per folder keeps two copies of the same runs (a backup beside the original) apart.
         for folder in sorted({path.parent for path in runs}):
-            yield from _group_runs([path for path in runs if path.parent == folder], root)
+            yield from _group_runs({path: run for path, run in runs.items() if path.parent == folder}, root)
 
     def read(self, source: SessionSource) -> list[Session]:
-        shape = sniff(source.path)
+        shape = sniff(source.path, named=source.path == source.root)
         label = source.label(source.path)
         if shape == "run":
             return read_runs([(path, source.label(path)) for path in (source.path, *source.related)])

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..model import Step, TodoItem, ToolCall
-from .codex_outputs import OutputInfo, classify, command_text, end_duration, end_exit_code
-from .codex_patch import changes_from_event, parse_apply_patch, patch_in
+from ...model import Step, TodoItem, ToolCall
+from .outputs import OutputInfo, classify, command_text, end_duration, end_exit_code
+from .patch import changes_from_event, parse_apply_patch, patch_in
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 

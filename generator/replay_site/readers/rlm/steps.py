@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
-from .timestamps import parse_time
+from ...model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
+from ..timestamps import parse_time
 
 # Action fields shown elsewhere (title, code, text) and so left out of the tool call's arguments.
 _SHOWN_ELSEWHERE = {"action", "code", "rationale", "reasoning", "done", "final_response"}

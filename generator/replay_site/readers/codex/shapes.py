@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..model import Problem
-from . import jsonl
-from .jsonl import kind_of
-from .timestamps import parse_time
+from ...model import Problem
+from .. import jsonl
+from ..jsonl import kind_of
+from ..timestamps import parse_time
 
 ENVELOPE_KINDS = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
@@ -73,17 +73,6 @@ def shape_of(first: dict[str, Any] | None) -> str | None:
     if kind == "message" and "created_at" in first and isinstance(first.get("content"), list):
         return "simplified"
     return None
-
-
-def sniff_ts_json(path: Path) -> bool:
-    """A TS-era rollout is one pretty JSON object with `session` and `items`: peek at its head only."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    text = head.lstrip()
-    return text.startswith(b"{") and b'"session"' in head and (b'"items"' in head or len(head) == 4096)
 
 
 def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Detail, Fact, Session, Step, Usage
-from . import jsonl
-from .rlm_steps import StepState, add_run_facts, as_dict, count, in_log_order, number, rationale_of, stub_children, text
-from .timestamps import parse_time
+from ...model import Detail, Fact, Session, Step, Usage
+from .. import jsonl
+from .steps import StepState, add_run_facts, as_dict, count, in_log_order, number, rationale_of, stub_children, text
+from ..timestamps import parse_time
 
 FORMAT = "rlm"
 

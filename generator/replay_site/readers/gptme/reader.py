@@ -1,8 +1,8 @@
 """gptme: `<logs>/<conversation>/conversation.jsonl`, one message per line (FORMATS.md (a)).
 
 Messages carry only role/content/timestamp/metadata: tool calls are parsed out
-of assistant text (gptme_calls), results are the `system` messages after them
-(gptme_results), paired by `call_id`, else by what the result names, else by
+of assistant text (calls.py), results are the `system` messages after them
+(results.py), paired by `call_id`, else by what the result names, else by
 position. `events.jsonl` mirrors the conversation and is not read.
 """
 from __future__ import annotations
@@ -10,19 +10,20 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ..model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
-from . import SessionSource
-from .gptme_calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
-from .gptme_results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
-from .jsonl import first_object, iter_objects
-from .timestamps import parse_time
+from ...model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
+from .. import FileReader, SessionSource
+from ..files import Head
+from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
+from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
+from ..jsonl import iter_objects
+from ..timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
 ROLES = ("system", "user", "assistant")
@@ -30,9 +31,8 @@ _VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
 _WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
 
 
-def looks_like_gptme(path: Path) -> bool:
+def looks_like_gptme(first: dict[str, Any] | None) -> bool:
     """gptme lines have `role` and `content`; Glue's (and events.jsonl's) have `type`."""
-    first = first_object(path)
     return bool(first) and first.get("role") in ROLES and "content" in first and "type" not in first
 
 
@@ -267,7 +267,7 @@ def _title(session: Session, folder: str) -> str:
     return folder
 
 
-class GptmeReader:
+class GptmeReader(FileReader):
     name = "gptme"
     label = "gptme"
 
@@ -278,28 +278,28 @@ class GptmeReader:
         data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         return [Path(data).expanduser() / "gptme" / "logs"]
 
-    def find(self, root: Path) -> Iterable[SessionSource]:
-        for path in self._candidates(root):
-            if looks_like_gptme(path):
-                yield SessionSource(self.name, path, root, _companions(path))
+    def detect(self, path: Path, head: Head) -> bool | None:
+        # Inside a folder only conversation.jsonl is a log (events.jsonl mirrors it, branches/
+        # are its forks); a file named on its own is taken whatever its name (a copied log).
+        if (path.name == CONVERSATION or head.named) and looks_like_gptme(head.first_object()):
+            return True
+        return None
 
-    @staticmethod
-    def _candidates(root: Path) -> Iterator[Path]:
-        if root.is_file():
-            # A bare file is taken whatever its name (a copied log); events.jsonl fails the sniff.
-            if root.suffix == ".jsonl":
-                yield root
-            return
-        if (root / CONVERSATION).is_file():
-            yield root / CONVERSATION
-            return
-        # The logs dir is flat, but a SOURCE may be a folder above it: walk, without
-        # entering a conversation's own folder (branches/, the workspace symlink).
-        for folder, dirs, files in os.walk(root):
-            dirs.sort()
-            if CONVERSATION in files and Path(folder) != root:
-                dirs.clear()
-                yield Path(folder) / CONVERSATION
+    def group(self, found: dict[Path, bool], root: Path) -> Iterator[SessionSource]:
+        if not root.is_dir():
+            paths = [root] if root in found else []
+        elif (root / CONVERSATION).is_file():
+            paths = [root / CONVERSATION] if root / CONVERSATION in found else []
+        else:
+            # A SOURCE may be a folder above the logs dir; a conversation's own folder holds
+            # no further conversations (branches/, the workspace symlink).
+            paths = []
+            for path in sorted(found, key=lambda p: (len(p.parts), p)):
+                if not any(path.parent.is_relative_to(outer.parent) for outer in paths):
+                    paths.append(path)
+            paths.sort()
+        for path in paths:
+            yield SessionSource(self.name, path, root, _companions(path))
 
     def read(self, source: SessionSource) -> list[Session]:
         path = source.path

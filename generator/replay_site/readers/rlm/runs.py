@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..model import Detail, Fact, Session, Step, Usage
-from . import jsonl
-from .rlm_steps import (
+from ...model import Detail, Fact, Session, Step, Usage
+from .. import jsonl
+from .steps import (
     StepState,
     add_run_facts,
     as_dict,
@@ -22,7 +22,7 @@ from .rlm_steps import (
     text,
     in_log_order,
 )
-from .timestamps import parse_time
+from ..timestamps import parse_time
 
 FORMAT = "rlm"
 

@@ -1,10 +1,10 @@
 """OpenAI Codex CLI rollouts (every on-disk generation) -> Sessions.
 
-find() sniffs each file's first object only and groups a family (a session, its
+detect() sees each file's first object only; group() puts a family (a session, its
 forks, its subagents, stale copies of the same rollout) into one SessionSource so
-read() can link them both ways. The line shapes live in codex_shapes, the step
-building in codex_build, tool calls and their results in codex_calls (outputs in
-codex_outputs, edits in codex_patch).
+read() can link them both ways. The line shapes live in shapes.py, the step
+building in build.py, tool calls and their results in calls.py (outputs in
+outputs.py, edits in patch.py).
 """
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..model import Problem, Session
-from . import SessionSource, jsonl
-from .codex_build import Builder
-from .codex_shapes import Record, load_records, shape_of
+from ...model import Problem, Session
+from .. import FileReader, SessionSource
+from ..files import Head
+from .build import Builder
+from .shapes import Record, load_records, shape_of
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:')
@@ -35,18 +36,14 @@ def _parent_thread(meta: dict[str, Any]) -> str | None:
     return str(parent) if parent else None
 
 
-def _head(path: Path) -> tuple[str, dict[str, Any]] | None:
-    """(session id, meta) of a Codex file from its head alone; None when it is not Codex."""
+def _detect(path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
+    """(session id, meta, size) of a Codex file from its head alone; None when it is not Codex."""
     if path.suffix == ".json":
-        try:
-            with path.open("rb") as handle:
-                if not _TS_HEAD.match(handle.read(256)):
-                    return None
-        except OSError:
+        if not _TS_HEAD.match(head.data[:256]):
             return None
         found = _UUID.search(path.name)
-        return (found.group(0) if found else path.stem), {}
-    first = jsonl.first_object(path)
+        return (found.group(0) if found else path.stem), {}, head.size
+    first = head.first_object()
     shape = shape_of(first)
     if shape is None or first is None:
         return None
@@ -57,10 +54,10 @@ def _head(path: Path) -> tuple[str, dict[str, Any]] | None:
     if not ident:
         found = _UUID.search(path.name)
         ident = found.group(0) if found else path.stem
-    return str(ident), meta
+    return str(ident), meta, head.size
 
 
-class CodexReader:
+class CodexReader(FileReader):
     name = "codex"
     label = "Codex CLI"
 
@@ -68,25 +65,17 @@ class CodexReader:
         home = os.environ.get("CODEX_HOME")
         return [Path(home).expanduser() / "sessions" if home else Path.home() / ".codex" / "sessions"]
 
-    def find(self, root: Path) -> Iterable[SessionSource]:
-        if root.is_file():
-            candidates = [root]
-        elif root.is_dir():
-            candidates = sorted(p for p in root.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
-        else:
-            return []
-        heads: dict[Path, tuple[str, dict[str, Any]]] = {}
-        for path in candidates:
-            head = _head(path)
-            if head is not None:
-                heads[path] = head
+    def detect(self, path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
+        return _detect(path, head)
+
+    def group(self, found: dict[Path, tuple[str, dict[str, Any], int]], root: Path) -> list[SessionSource]:
         # Union the ids of one family: same id (copies of one rollout), forks, subagents.
         parent_of: dict[str, str] = {}
-        for ident, meta in heads.values():
+        for ident, meta, _ in found.values():
             link = meta.get("forked_from_id") or _parent_thread(meta)
             if link and str(link) != ident:
                 parent_of[ident] = str(link)
-        known = {ident for ident, _ in heads.values()}
+        known = {ident for ident, _, _ in found.values()}
 
         def top(ident: str) -> str:
             seen = {ident}
@@ -96,12 +85,12 @@ class CodexReader:
             return ident
 
         families: dict[str, list[Path]] = {}
-        for path, (ident, _) in heads.items():
+        for path, (ident, _, _) in found.items():
             families.setdefault(top(ident), []).append(path)
         sources = []
         for root_id, paths in families.items():
-            own = [p for p in paths if heads[p][0] == root_id]
-            main = max(own, key=lambda p: (p.stat().st_size, str(p)))
+            own = [p for p in paths if found[p][0] == root_id]
+            main = max(own, key=lambda p: (found[p][2], str(p)))
             related = tuple(sorted(p for p in paths if p != main))
             sources.append(SessionSource(self.name, main, root, related))
         return sorted(sources, key=lambda s: str(s.path))

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from ..model import Cost, Detail, Problem, Step, ToolCall, Usage
-from .claude_tools import SUBAGENT_TOOLS, apply_result, call_from_use, content_parts
-from .timestamps import parse_time
+from ...model import Cost, Detail, Problem, Step, ToolCall, Usage
+from .tools import SUBAGENT_TOOLS, apply_result, call_from_use, content_parts
+from ..timestamps import parse_time
 
 ABANDONED_TITLE = "Rewound branch (not part of the final conversation)"
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)

@@ -1,15 +1,15 @@
 """rlm-code's own recordings: native SessionEvent JSONL (`SessionRecorder`) and snapshot JSON
 (`SessionStore` snapshots and checkpoints). Both carry the producer's StepState per step, so
-both go through `rlm_steps.from_state_dict` and render the same steps."""
+both go through `steps.from_state_dict` and render the same steps."""
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ..model import Detail, Fact, Session, Step, Usage
-from . import jsonl
-from .rlm_steps import (
+from ...model import Detail, Fact, Session, Step, Usage
+from .. import jsonl
+from .steps import (
     StepState,
     add_run_facts,
     as_dict,
@@ -23,7 +23,7 @@ from .rlm_steps import (
     text,
     to_steps,
 )
-from .timestamps import parse_time
+from ..timestamps import parse_time
 
 FORMAT = "rlm"
 

@@ -1,0 +1,1 @@
+"""The claude reader: `reader` holds READER; its sibling modules build the steps."""

@@ -1,0 +1,1 @@
+"""The codex reader: `reader` holds READER; its sibling modules build the steps."""

@@ -1,0 +1,1 @@
+"""The gptme reader: `reader` holds READER; its sibling modules build the steps."""

@@ -1,0 +1,1 @@
+"""The rlm reader: `reader` holds READER; its sibling modules build the steps."""

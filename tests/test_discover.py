@@ -1,0 +1,89 @@
+"""Discovery: one walk, one head read per file, regular files only, recognised by content."""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from replay_site.discover import DiscoveryError, discover, pick_readers
+from replay_site.readers import files
+
+
+def test_every_candidate_head_is_read_once(data, monkeypatch):
+    # Before the single pass each reader walked the tree and re-read heads (several opens per
+    # file); now discovery opens each .jsonl/.json file once, whatever the number of readers.
+    opened: list[Path] = []
+    real = files.open_regular
+
+    def counting(path):
+        opened.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(files, "open_regular", counting)
+    problems = []
+    sources = discover([data], pick_readers("auto"), problems)
+    candidates = sorted(p for p in data.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    assert sorted(opened) == candidates  # each exactly once, nothing else
+    assert {s.format for s in sources} == {"claude", "codex", "glue", "gptme", "rlm"}
+
+
+def test_gptme_log_copied_under_another_name_with_bom_and_crlf_is_recognised(data, tmp_path):
+    # A crashed conversation.jsonl saved as notes.log: BOM, CRLF line ends, last line torn.
+    original = (data / "gptme/native-notes/conversation.jsonl").read_bytes().splitlines()
+    copy = tmp_path / "notes.log"
+    copy.write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(original) + b"\r\n" + original[-1][:40])
+    problems = []
+    [source] = discover([copy], pick_readers("auto"), problems)
+    assert source.format == "gptme"
+    from replay_site.readers.gptme.reader import READER
+
+    [session] = READER.read(source)
+    [as_written] = READER.read(discover([data / "gptme/native-notes"], pick_readers("gptme"), [])[0])
+    # The BOM does not cost the first line: the bad lines are the fixture's own plus the torn one.
+    bad = [p.line for p in session.problems if p.kind == "bad_line"]
+    assert bad == [p.line for p in as_written.problems if p.kind == "bad_line"] + [len(original) + 1]
+    assert len(session.steps) == len(as_written.steps)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_and_device_symlinks_are_skipped_with_a_warning_and_never_block(data, tmp_path):
+    shutil.copytree(data / "codex", tmp_path / "codex")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    (tmp_path / "random.jsonl").symlink_to("/dev/urandom")
+    problems, result = [], {}
+    worker = threading.Thread(target=lambda: result.setdefault("sources", discover([tmp_path], pick_readers("auto"), problems)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), "discovery blocked on a special file"
+    assert result["sources"]
+    warned = {p.path: p.message for p in problems}
+    assert warned["pipe.jsonl"].startswith("a FIFO")
+    assert warned["zero.jsonl"].startswith("a device") and warned["random.jsonl"].startswith("a device")
+    with pytest.raises(DiscoveryError, match="a FIFO"):
+        discover([tmp_path / "pipe.jsonl"], pick_readers("auto"), [])
+    with pytest.raises(files.NotRegularFile):
+        files.open_regular(tmp_path / "pipe.jsonl")
+
+
+def test_unreadable_log_says_permission_denied(data, tmp_path, monkeypatch):
+    # Tests may run as root, who reads every file: the denial is simulated at the one open.
+    log = tmp_path / "rollout.jsonl"
+    shutil.copy(data / "codex/simplified.jsonl", log)
+    shutil.copy(data / "glue/legacy-mixed.jsonl", tmp_path / "ok.jsonl")
+    real = files.open_regular
+
+    def denying(path):
+        if Path(path).name == "rollout.jsonl":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(files, "open_regular", denying)
+    with pytest.raises(DiscoveryError, match=r"rollout.jsonl: permission denied$"):
+        discover([log], pick_readers("auto"), [])
+    problems = []
+    discover([tmp_path], pick_readers("auto"), problems)
+    assert [(p.path, p.message) for p in problems] == [("rollout.jsonl", "permission denied: skipped")]
