@@ -74,3 +74,42 @@ def _has_session(root: Path, reader) -> bool:
     """discover() refuses a root where nothing is recognisable any more (a mangled first line
     can make a file unrecognisable); that is a reported error, not a reader crash."""
     return any(True for _ in reader.find(root))
+
+
+def test_unencodable_text_and_mixed_timestamps_are_settled_at_the_reader_boundary(tmp_path):
+    # hostile-text.jsonl: a lone surrogate escape "\ud83d" in the assistant's text (orjson
+    # refuses the line, the standard library reads it), "\\ud800" and "\\u0000" inside the
+    # JSON-in-a-string output, a NUL in the cwd, and two lines (2 and 4) whose timestamps
+    # have no offset among lines with "Z" / "+00:00".
+    from replay_site import site
+
+    [source] = discover([DATA / "codex/hostile-text.jsonl"], [registry()["codex"]], [])
+    [session] = registry()["codex"].read(source)
+    assert session.cwd == "/home/dev/na\u2400me"
+    [user, call_step, answer] = session.steps
+    assert call_step.tool_calls[0].output == "half \ufffd a surrogate and a NUL \u2400 here\n"
+    assert answer.text == "It holds one lone surrogate \ufffd and a NUL \u2400."
+    assert not session.problems  # nothing skipped
+    # Naive times read as UTC: 09:00:01 is the user line, and every time compares.
+    assert user.timestamp.isoformat() == "2026-02-01T09:00:01+00:00"
+    assert all(step.timestamp.tzinfo for step in session.steps)
+    assert session.duration_s == 4.0  # 09:00:00 meta .. 09:00:04 answer
+    out = tmp_path / "site"
+    site.build([DATA / "codex/hostile-text.jsonl"], out, site.BuildOptions())
+    page = next(p for p in (out).rglob("*.html") if "0190b000" in p.name)
+    assert "\u2400" in page.read_text(encoding="utf-8")
+
+
+def test_deep_nesting_does_not_exhaust_the_stack():
+    from replay_site.model import Session, Step, ToolCall
+    from replay_site.readers.fields import make_encodable
+
+    nested: list = ["\x00"]
+    for _ in range(50_000):
+        nested = [nested]
+    session = Session("deep", "codex", steps=[Step("assistant", tool_calls=[ToolCall("t", arguments={"a": nested})])])
+    make_encodable(session)
+    inner = session.steps[0].tool_calls[0].arguments["a"]
+    for _ in range(50_000):
+        inner = inner[0]
+    assert inner == ["\u2400"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..model import Session
+from .fields import settle
 from .files import Head
 
 BUILTIN = {
@@ -82,12 +83,22 @@ class Reader(Protocol):
 
 
 class FileReader:
-    """What the built-in readers share: `find`, this reader alone run over one root."""
+    """What the built-in readers share: `find` (this reader alone run over one root) and
+    `read`, which passes every session through the reader boundary (`fields.settle`)."""
 
     def find(self, root: Path) -> list[SessionSource]:
         from ..discover import find_sources  # discover imports this package
 
         return find_sources(root, [self], [])
+
+    def read(self, source: SessionSource) -> list[Session]:
+        sessions = self.read_sessions(source)
+        for session in sessions:
+            settle(session)
+        return sessions
+
+    def read_sessions(self, source: SessionSource) -> list[Session]:
+        raise NotImplementedError
 
 
 def _load(spec: str) -> Reader:

@@ -1,6 +1,7 @@
 """Tolerant JSONL reading: every line untrusted, every bad line reported, none fatal."""
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,8 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
             if not raw:
                 continue
             try:
-                value = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
+                value = loads(raw)
+            except ValueError as exc:
                 reason = "truncated line" if _looks_truncated(raw) else f"invalid JSON ({exc})"
                 problems.append(Problem("bad_line", f"{reason}, skipped", label, number))
                 continue
@@ -36,6 +37,18 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
                 problems.append(Problem("bad_line", f"not a JSON object ({type(value).__name__}), skipped", label, number))
                 continue
             yield number, value
+
+
+def loads(raw: bytes) -> Any:
+    """One JSON value. orjson refuses a lone surrogate escape ("\\ud800"), which other tools
+    write and read; such a line is parsed by the standard library instead, so it is shown
+    (the surrogate becomes U+FFFD at the reader boundary) rather than dropped."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if b"\\ud" not in raw.lower():
+            raise
+        return json.loads(raw)
 
 
 def _looks_truncated(raw: bytes) -> bool:

@@ -75,7 +75,7 @@ class ClaudeReader(FileReader):
             if path not in claimed and _is_agent(path, sniffed):
                 yield SessionSource(self.name, path, root)
 
-    def read(self, source: SessionSource) -> list[Session]:
+    def read_sessions(self, source: SessionSource) -> list[Session]:
         label = source.label(source.path)
         problems: list[Problem] = []
         rows = list(iter_objects(source.path, problems, label))

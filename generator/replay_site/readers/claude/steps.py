@@ -15,6 +15,7 @@ import orjson
 
 from ...model import Cost, Detail, Problem, Step, ToolCall, Usage
 from .tools import SUBAGENT_TOOLS, apply_result, call_from_use, content_parts
+from ..fields import count
 from ..timestamps import parse_time
 
 ABANDONED_TITLE = "Rewound branch (not part of the final conversation)"
@@ -27,17 +28,17 @@ def usage_from(raw: Any) -> Usage | None:
     """Anthropic usage: input_tokens is already the uncached part; cache writes split by TTL when recorded."""
     if not isinstance(raw, dict):
         return None
-    written = _int(raw.get("cache_creation_input_tokens"))
+    written = count(raw.get("cache_creation_input_tokens"))
     split = raw.get("cache_creation") if isinstance(raw.get("cache_creation"), dict) else {}
-    write_1h = _int(split.get("ephemeral_1h_input_tokens"))
-    write_5m = _int(split.get("ephemeral_5m_input_tokens"))
+    write_1h = count(split.get("ephemeral_1h_input_tokens"))
+    write_5m = count(split.get("ephemeral_5m_input_tokens"))
     if write_5m + write_1h != written and written:
         # No (or an inconsistent) TTL split: whatever is not known to be 1-hour is the default 5-minute write.
         write_5m = max(0, written - write_1h)
     usage = Usage(
-        input=_int(raw.get("input_tokens")),
-        output=_int(raw.get("output_tokens")),
-        cache_read=_int(raw.get("cache_read_input_tokens")),
+        input=count(raw.get("input_tokens")),
+        output=count(raw.get("output_tokens")),
+        cache_read=count(raw.get("cache_read_input_tokens")),
         cache_write_5m=write_5m,
         cache_write_1h=write_1h,
     )
@@ -167,7 +168,7 @@ class StepBuilder:
         if subtype == "compact_boundary":
             meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
             how = meta.get("trigger") if isinstance(meta.get("trigger"), str) else "compaction"
-            before = f", {_int(meta.get('preTokens')):,} tokens before" if meta.get("preTokens") else ""
+            before = f", {count(meta.get('preTokens')):,} tokens before" if meta.get("preTokens") else ""
             text = "" if content == "Conversation compacted" else content  # the title already says so
             self._new(number, obj, "event", title=f"Conversation compacted ({how}{before})", text=text)
         elif subtype == "api_error":
@@ -249,10 +250,6 @@ def _time(obj: dict[str, Any]):
 
 def _join(*parts: str) -> str:
     return "\n\n".join(part for part in parts if part)
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _dump(value: Any) -> str:

@@ -18,7 +18,7 @@ from .calls import CALL_ITEMS, ToolCalls
 from .outputs import classify
 from .shapes import Record
 from ..jsonl import kind_of
-from ..timestamps import parse_time
+from ..timestamps import utc_time
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
 # event_msg kinds that only restate what response items already hold, or are UI telemetry.
@@ -175,7 +175,7 @@ class Builder:
         if self.meta is not None:
             return  # a fork repeats its parent's meta; a resume may repeat its own
         self.meta = payload
-        self.s.started_at = parse_time(payload.get("timestamp")) or record.timestamp
+        self.s.started_at = utc_time(payload.get("timestamp")) or record.timestamp
         self.cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
         self.s.cwd = self.cwd
         self.s.agent_version = payload.get("cli_version") or payload.get("version")

@@ -95,7 +95,7 @@ class CodexReader(FileReader):
             sources.append(SessionSource(self.name, main, root, related))
         return sorted(sources, key=lambda s: str(s.path))
 
-    def read(self, source: SessionSource) -> list[Session]:
+    def read_sessions(self, source: SessionSource) -> list[Session]:
         by_id: dict[str, tuple[Path, list[Record], list[Problem]]] = {}
         notes: list[Problem] = []
         for path in source.files:

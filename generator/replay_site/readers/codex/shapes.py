@@ -17,7 +17,7 @@ from typing import Any
 from ...model import Problem
 from .. import jsonl
 from ..jsonl import kind_of
-from ..timestamps import parse_time
+from ..timestamps import utc_time
 
 ENVELOPE_KINDS = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
@@ -90,7 +90,7 @@ def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record
 
 def _normalise(obj: dict[str, Any], number: int, shape: str, label: str) -> list[Record]:
     kind = kind_of(obj)
-    stamp = parse_time(obj.get("timestamp"))
+    stamp = utc_time(obj.get("timestamp"))
     if isinstance(obj.get("payload"), dict) and isinstance(kind, str):
         payload = dict(obj["payload"])
         if isinstance(obj.get("metadata"), dict):
@@ -113,7 +113,7 @@ def _ts_records(path: Path, label: str, problems: list[Problem]) -> list[Record]
     if whole is None:
         return []
     session = whole.get("session") if isinstance(whole.get("session"), dict) else {}
-    stamp = parse_time(session.get("timestamp"))
+    stamp = utc_time(session.get("timestamp"))
     records = [Record("session_meta", dict(session), None, stamp, label)]
     items = whole.get("items") if isinstance(whole.get("items"), list) else []
     for index, item in enumerate(items):
@@ -128,7 +128,7 @@ def _ts_records(path: Path, label: str, problems: list[Problem]) -> list[Record]
 
 def _simplified(obj: dict[str, Any], number: int, label: str) -> list[Record]:
     """The design-doc shape: split one message into the response items Codex would have written."""
-    stamp = parse_time(obj.get("created_at") or obj.get("timestamp"))
+    stamp = utc_time(obj.get("created_at") or obj.get("timestamp"))
     kind = kind_of(obj)
     if kind == "session":
         return [Record("session_meta", obj, number, stamp, label)]

@@ -30,7 +30,8 @@ import orjson
 from ...model import Fact, Problem, Session
 from .. import FileReader, SessionSource, jsonl
 from ..files import BOM, Head
-from .steps import StepBuilder, count, usage_from
+from ..fields import count, string
+from .steps import StepBuilder, usage_from
 from ..timestamps import parse_time
 
 EVENT_TYPES = frozenset({
@@ -106,7 +107,7 @@ class GlueReader(FileReader):
                  and not any(path.is_relative_to(folder) for folder in folders)]
         return sorted((SessionSource(self.name, path, root) for path in [*folders, *loose]), key=lambda s: str(s.path))
 
-    def read(self, source: SessionSource) -> list[Session]:
+    def read_sessions(self, source: SessionSource) -> list[Session]:
         return [_read(source)]
 
 
@@ -118,11 +119,6 @@ def _model_ref(meta: dict[str, Any]) -> str | None:
         provider = meta.get("provider") if isinstance(meta.get("provider"), str) and meta["provider"] else "anthropic"
         return f"{provider}/{meta['model']}"
     return None
-
-
-def _str(meta: dict[str, Any], key: str) -> str | None:
-    value = meta.get(key)
-    return value if isinstance(value, str) and value else None
 
 
 def _local_offset(rows: list[tuple[int, dict[str, Any]]], start: datetime | None) -> timedelta | None:
@@ -151,14 +147,14 @@ def _read(source: SessionSource) -> Session:
     fallback_id = conversation.parent.name if conversation.name == "conversation.jsonl" else conversation.stem
     model = _model_ref(meta)
     session = Session(
-        id=_str(meta, "id") or first_id or fallback_id,
+        id=string(meta.get("id")) or first_id or fallback_id,
         format="glue",
         source=source.rel,
-        cwd=_str(meta, "cwd"),
-        git_branch=_str(meta, "branch"),
-        git_commit=_str(meta, "head_sha"),
-        agent_version=_str(meta, "glue_version"),
-        project=_str(meta, "project_path"),
+        cwd=string(meta.get("cwd")),
+        git_branch=string(meta.get("branch")),
+        git_commit=string(meta.get("head_sha")),
+        agent_version=string(meta.get("glue_version")),
+        project=string(meta.get("project_path")),
         declared_models=[model] if model else [],
         problems=problems,
     )
@@ -179,13 +175,13 @@ def _read(source: SessionSource) -> Session:
     root = StepBuilder(session, model, source.label(conversation))
     _Subagents(session, root, model).feed(rows, clock)
 
-    session.title = _str(meta, "title") or root.latest_title or _first_line(session)
+    session.title = string(meta.get("title")) or root.latest_title or _first_line(session)
     session.started_at = start or next((s.timestamp for s in session.steps if s.timestamp), None)
     end = parse_time(meta.get("end_time"))
     session.ended_at = (end.replace(tzinfo=timezone.utc) if end and end.tzinfo is None else end) or next(
         (s.timestamp for s in reversed(session.steps) if s.timestamp), None
     )
-    status = _str(meta, "termination_status")
+    status = string(meta.get("termination_status"))
     if status is None and meta:
         status = "completed" if end else "running"  # SessionMeta.fromJson's own default
     session.status = status
@@ -208,7 +204,7 @@ def _short(text: str) -> str:
 
 def _meta_facts(session: Session, meta: dict[str, Any], label: str) -> None:
     for key, name in META_FACTS:
-        if value := _str(meta, key):
+        if value := string(meta.get(key)):
             session.facts.append(Fact(name, value))
     if isinstance(meta.get("tags"), list) and meta["tags"]:
         session.facts.append(Fact("Tags", ", ".join(str(tag) for tag in meta["tags"])))
@@ -263,13 +259,13 @@ class _Subagents:
     def _child(self, subagent_id: str, ts: datetime | None, line: int | None, row: dict[str, Any]) -> StepBuilder:
         if subagent_id in self.children:
             return self.children[subagent_id]
-        model = _str(row, "model_ref") or self.model
-        parent_key = _str(row, "parent_subagent_id")
+        model = string(row.get("model_ref")) or self.model
+        parent_key = string(row.get("parent_subagent_id"))
         parent = self.children.get(parent_key, self.root) if parent_key else self.root
         child = Session(
             id=f"{self.session.id}:sub:{subagent_id}",
             format="glue",
-            title=_short(_str(row, "task") or "") or f"Subagent {subagent_id}",
+            title=_short(string(row.get("task")) or "") or f"Subagent {subagent_id}",
             source=self.session.source,
             cwd=self.session.cwd,
             started_at=ts,
@@ -285,9 +281,9 @@ class _Subagents:
         return builder
 
     def _spawn(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
-        subagent_id = _str(row, "subagent_id") or f"unnamed-{line}"
+        subagent_id = string(row.get("subagent_id")) or f"unnamed-{line}"
         builder = self._child(subagent_id, ts, line, row)
-        task = _str(row, "task") or ""
+        task = string(row.get("task")) or ""
         builder.handle("user_message", {"text": task}, ts, line)  # the task is the subagent's prompt
         child = builder.session
         for key, label in (("depth", "Depth"), ("index", "Index"), ("total", "Parallel subagents")):
@@ -295,7 +291,7 @@ class _Subagents:
                 child.facts.append(Fact(label, str(row[key])))
 
     def _inner(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
-        subagent_id = _str(row, "subagent_id") or "(no id)"
+        subagent_id = string(row.get("subagent_id")) or "(no id)"
         builder = self._child(subagent_id, ts, line, row)
         inner = row.get("inner")
         if not isinstance(inner, dict):
@@ -306,7 +302,7 @@ class _Subagents:
             builder.unknown(kind, inner, ts, line)
 
     def _total(self, row: dict[str, Any], ts: datetime | None, line: int | None, replace: bool) -> None:
-        subagent_id = _str(row, "subagent_id") or "(no id)"
+        subagent_id = string(row.get("subagent_id")) or "(no id)"
         if replace or subagent_id not in self.totals:
             self.totals[subagent_id] = usage_from(row)
         builder = self.children.get(subagent_id)
@@ -315,11 +311,11 @@ class _Subagents:
             builder.session.facts.append(Fact("Reasoning tokens", str(count(row["reasoning_tokens"]))))
 
     def _completed(self, row: dict[str, Any], ts: datetime | None, line: int) -> None:
-        builder = self._child(_str(row, "subagent_id") or "(no id)", ts, line, row)
+        builder = self._child(string(row.get("subagent_id")) or "(no id)", ts, line, row)
         child = builder.session
         child.ended_at = ts
-        child.status = _str(row, "status")
-        error = _str(row, "error")
+        child.status = string(row.get("status"))
+        error = string(row.get("error"))
         if child.status == "failed" and not any(step.error == error for step in child.steps):
             builder.event("Subagent failed", ts, error=error or "subagent failed")
 

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from ...diffs import change_from_texts
+from ..fields import count, text as as_text
 from ...model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
 
 # `status` values that mean the tool did not do its job. Glue writes "failed"
@@ -31,11 +32,6 @@ FAILED_STATUSES = frozenset({"failed", "denied", "cancelled", "error"})
 ERROR_PREFIXES = ("Error:", "Tool error:", "User denied tool execution")
 EXIT_CODE = re.compile(r"(?:^|\n)Exit code: (-?\d+)\s*$")
 SHELL_TOOLS = frozenset({"bash", "shell", "run_command"})
-
-
-def count(value: Any) -> int:
-    """A token counter, or 0 for anything that is not a non-negative int."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def usage_from(row: dict[str, Any]) -> Usage:
@@ -51,12 +47,6 @@ def usage_from(row: dict[str, Any]) -> Usage:
     )
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return "" if value is None else orjson.dumps(value).decode()
-
-
 def _exit_code(row: dict[str, Any], metadata: dict[str, Any], content: str) -> int | None:
     for value in (row.get("exit_code"), metadata.get("exit_code")):
         if isinstance(value, int) and not isinstance(value, bool):
@@ -67,7 +57,7 @@ def _exit_code(row: dict[str, Any], metadata: dict[str, Any], content: str) -> i
 
 def apply_result(call: ToolCall, row: dict[str, Any]) -> None:
     """Fill a call from its `tool_result` row: output, failure, exit code, duration, diff."""
-    content = _text(row.get("content"))
+    content = as_text(row.get("content"))
     metadata = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
     call.output = content
     call.exit_code = _exit_code(row, metadata, content)
@@ -150,13 +140,13 @@ class StepBuilder:
         """Apply one row; False when `kind` is not a type this builder knows."""
         if kind == "user_message":
             self.current, self.open = None, False
-            self._append(Step("user", timestamp=ts, text=_text(row.get("text"))))
+            self._append(Step("user", timestamp=ts, text=as_text(row.get("text"))))
         elif kind == "assistant_message":
             step = self._assistant(ts, row.get("request_id"), row.get("model_ref"))
-            step.text = "\n\n".join(part for part in (step.text, _text(row.get("text"))) if part)
+            step.text = "\n\n".join(part for part in (step.text, as_text(row.get("text"))) if part)
         elif kind == "assistant_thinking":
             step = self._assistant(ts, row.get("request_id"), row.get("model_ref"))
-            step.thinking = "\n\n".join(part for part in (step.thinking, _text(row.get("text"))) if part)
+            step.thinking = "\n\n".join(part for part in (step.thinking, as_text(row.get("text"))) if part)
         elif kind == "tool_call":
             self._tool_call(row, ts, line)
         elif kind == "tool_result":
@@ -165,9 +155,9 @@ class StepBuilder:
             self.usage(usage_from(row), ts, row.get("request_id"), row.get("model_ref"))
         elif kind == "agent_notice":
             notice = row.get("kind") if isinstance(row.get("kind"), str) else "info"
-            self.event(f"Notice ({notice})", ts, _text(row.get("message")))
+            self.event(f"Notice ({notice})", ts, as_text(row.get("message")))
         elif kind == "agent_error":
-            self.event("Agent error", ts, error=_text(row.get("error")) or "agent error")
+            self.event("Agent error", ts, error=as_text(row.get("error")) or "agent error")
         elif kind in ("tool_call_pending", "agent_done"):
             # Streaming markers: the pending call is repeated in full by the
             # following `tool_call`, and `agent_done` only says the run ended.
@@ -197,7 +187,7 @@ class StepBuilder:
         self.title_step = self.side_usage("Title generation", usage, ts, model)
 
     def title(self, kind: str, title: Any, ts: datetime | None) -> None:
-        text = _text(title)
+        text = as_text(title)
         self.latest_title = text or self.latest_title
         label = "Title re-evaluated" if kind == "title_reevaluated" else "Title generated"
         if self.title_step is not None and not self.title_step.text:

@@ -22,6 +22,7 @@ from .. import FileReader, SessionSource
 from ..files import Head
 from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
 from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
+from ..fields import count
 from ..jsonl import iter_objects
 from ..timestamps import parse_time
 
@@ -34,10 +35,6 @@ _WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
 def looks_like_gptme(first: dict[str, Any] | None) -> bool:
     """gptme lines have `role` and `content`; Glue's (and events.jsonl's) have `type`."""
     return bool(first) and first.get("role") in ROLES and "content" in first and "type" not in first
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def usage_from(metadata: dict[str, Any]) -> Usage | None:
@@ -54,10 +51,10 @@ def usage_from(metadata: dict[str, Any]) -> Usage | None:
     if not any(key in raw for key in keys):
         return None
     return Usage(
-        input=_int(raw.get("input_tokens")),
-        output=_int(raw.get("output_tokens")),
-        cache_read=_int(raw.get("cache_read_tokens")),
-        cache_write_5m=_int(raw.get("cache_creation_tokens")),  # gptme asks for the default 5-minute TTL
+        input=count(raw.get("input_tokens")),
+        output=count(raw.get("output_tokens")),
+        cache_read=count(raw.get("cache_read_tokens")),
+        cache_write_5m=count(raw.get("cache_creation_tokens")),  # gptme asks for the default 5-minute TTL
     )
 
 
@@ -301,7 +298,7 @@ class GptmeReader(FileReader):
         for path in paths:
             yield SessionSource(self.name, path, root, _companions(path))
 
-    def read(self, source: SessionSource) -> list[Session]:
+    def read_sessions(self, source: SessionSource) -> list[Session]:
         path = source.path
         folder = path.parent.name if path.name == CONVERSATION else path.stem
         session = Session(id=folder, format=self.name, source=source.rel, local_time=True)

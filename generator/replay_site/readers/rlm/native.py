@@ -12,18 +12,15 @@ from .. import jsonl
 from .steps import (
     StepState,
     add_run_facts,
-    as_dict,
-    count,
     from_state_dict,
-    number,
     observation_output,
     rationale_of,
     in_log_order,
     stub_children,
-    text,
     to_steps,
 )
-from ..timestamps import parse_time
+from ..fields import count, mapping as as_dict, number, text
+from ..timestamps import utc_time
 
 FORMAT = "rlm"
 
@@ -65,7 +62,7 @@ class _NativeRun:
         kind = event.get("event_type")
         data = as_dict(event.get("data"))
         step = event.get("step") if isinstance(event.get("step"), int) else 0
-        when = parse_time(event.get("timestamp"))
+        when = utc_time(event.get("timestamp"))
         if kind == "session_start":
             self.task, self.environment = text(data.get("task")), text(data.get("environment"))
             self.model = text(data.get("model"))
@@ -136,7 +133,7 @@ class _NativeRun:
 
     def unknown(self, line: int, event: dict[str, Any]) -> None:
         kind = text(event.get("event_type")) or "?"
-        stub = Step(kind="event", timestamp=parse_time(event.get("timestamp")), title=kind, details=[Detail("raw event", text(event), "json")])
+        stub = Step(kind="event", timestamp=utc_time(event.get("timestamp")), title=kind, details=[Detail("raw event", text(event), "json")])
         self.others.append((line, stub))
         self.session.warn("unknown_event", f"unknown event_type {kind!r}, shown as a raw event", line)
 
@@ -201,7 +198,7 @@ def read_snapshot(path: Path, label: str) -> Session:
     session.number_steps()
     session.title = text(data.get("task")) or session.id
     session.declared_models = [model] if model else []
-    session.ended_at = parse_time(data.get("created_at"))
+    session.ended_at = utc_time(data.get("created_at"))
     duration = number(data.get("duration_seconds"))
     if session.ended_at and duration is not None and session.ended_at.tzinfo:
         session.started_at = session.ended_at - timedelta(seconds=duration)

@@ -145,7 +145,7 @@ class RlmReader(FileReader):
         for folder in sorted({path.parent for path in runs}):
             yield from _group_runs({path: run for path, run in runs.items() if path.parent == folder}, root)
 
-    def read(self, source: SessionSource) -> list[Session]:
+    def read_sessions(self, source: SessionSource) -> list[Session]:
         shape = sniff(source.path, named=source.path == source.root)
         label = source.label(source.path)
         if shape == "run":

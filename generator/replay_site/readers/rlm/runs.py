@@ -12,17 +12,14 @@ from .. import jsonl
 from .steps import (
     StepState,
     add_run_facts,
-    as_dict,
-    count,
     delegate_results,
-    number,
     observation_output,
     rationale_of,
     stub_children,
-    text,
     in_log_order,
 )
-from ..timestamps import parse_time
+from ..fields import count, mapping as as_dict, number, text
+from ..timestamps import utc_time
 
 FORMAT = "rlm"
 
@@ -55,7 +52,7 @@ class _Run:
     def record(self, line: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
         self.first = self.first or record
-        when = parse_time(record.get("timestamp"))
+        when = utc_time(record.get("timestamp"))
         self.session.started_at = self.session.started_at or when
         if kind == "step":
             self.states.append(self.step(record, when))

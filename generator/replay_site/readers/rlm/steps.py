@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import Any
 
 from ...model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
-from ..timestamps import parse_time
+from ..fields import count, mapping as as_dict, number, text
+from ..timestamps import utc_time
 
 # Action fields shown elsewhere (title, code, text) and so left out of the tool call's arguments.
 _SHOWN_ELSEWHERE = {"action", "code", "rationale", "reasoning", "done", "final_response"}
@@ -52,29 +53,6 @@ class StepState:
     line: int = 0  # where the step first shows in its file, to keep raw-event stubs in log order
 
 
-def text(value: Any) -> str:
-    """A log value as text: strings as they are, None as empty, anything else as JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def count(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def rationale_of(action: dict[str, Any], fallback: Any = None) -> str:
     # step_action writes str(None) == "None" as its rationale when the action had none; the
     # action dict's own field is the truth, the event's copy only a fallback.
@@ -87,7 +65,7 @@ def rationale_of(action: dict[str, Any], fallback: Any = None) -> str:
 def from_state_dict(data: dict[str, Any], state: StepState) -> StepState:
     """Fill `state` from the producer's StepState dict (snapshot steps, step_end events)."""
     action = as_dict(data.get("raw_action"))
-    state.timestamp = parse_time(data.get("timestamp")) or state.timestamp
+    state.timestamp = utc_time(data.get("timestamp")) or state.timestamp
     state.action = action or state.action
     state.action_type = text(data.get("action_type")) or text(action.get("action")) or state.action_type
     state.code = text(data.get("action_code")) or text(action.get("code")) or state.code

@@ -13,8 +13,9 @@ from typing import Any
 
 from ...model import Detail, Fact, Session, Step, Usage
 from .. import jsonl
-from .steps import StepState, add_run_facts, as_dict, count, in_log_order, number, rationale_of, stub_children, text
-from ..timestamps import parse_time
+from .steps import StepState, add_run_facts, in_log_order, rationale_of, stub_children
+from ..fields import count, mapping as as_dict, number, text
+from ..timestamps import utc_time
 
 FORMAT = "rlm"
 
@@ -59,7 +60,7 @@ class _Agent:
         kind = text(event.get("event_type"))
         data = as_dict(event.get("data"))
         iteration = event.get("iteration") if isinstance(event.get("iteration"), int) else 0
-        when = parse_time(event.get("timestamp"))
+        when = utc_time(event.get("timestamp"))
         # A child agent has no run_start/run_end: its first and last events bound it.
         self.session.started_at = self.session.started_at or when
         self.session.ended_at = when or self.session.ended_at

@@ -1,0 +1,176 @@
+"""The reader kit: typed getters for untrusted JSON values, and what every reader does the same
+way to the sessions it returns (text made encodable, times made aware, unanswered calls
+marked, one title rule)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..model import Session, Step, ToolCall
+from .timestamps import aware_utc
+
+# --- typed getters: a field of a log line may hold any JSON type ---------------------------------
+
+
+def count(value: Any) -> int:
+    """A token (or other) counter: a non-negative whole number, else 0. Python writers may log
+    counts as floats (12.0); they are truncated, never rounded up."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return 0
+    return int(value) if 0 <= value < 1e18 else 0
+
+
+def number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def string(value: Any) -> str | None:
+    """A non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def text(value: Any) -> str:
+    """A log value as text: strings as they are, None as empty, anything else as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+# --- the reader boundary ---------------------------------------------------------------------
+
+# A lone surrogate (JSON "\ud800") cannot be written as UTF-8; a NUL ends strings in C tools and
+# browsers treat it as an error. Both are replaced once here, so nothing later has to care.
+_UNENCODABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def encodable(value: str) -> str:
+    if not _UNENCODABLE.search(value):
+        return value
+    return _UNENCODABLE.sub(lambda found: "\u2400" if found.group() == "\x00" else "\ufffd", value)
+
+
+def make_encodable(root: Any) -> None:
+    """Every string reachable from `root` (dataclass fields, list items, dict keys and values)
+    made encodable in place. Iterative: a log nested thousands deep must not exhaust the stack."""
+    pending = [root]
+    seen: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = encodable(item)
+                elif _container(item):
+                    pending.append(item)
+        elif isinstance(node, dict):
+            if any(isinstance(key, str) and _UNENCODABLE.search(key) for key in node):
+                fixed = {encodable(k) if isinstance(k, str) else k: v for k, v in node.items()}
+                node.clear()
+                node.update(fixed)
+            for key, item in node.items():
+                if isinstance(item, str):
+                    node[key] = encodable(item)
+                elif _container(item):
+                    pending.append(item)
+        else:
+            for name, item in vars(node).items():
+                if isinstance(item, str):
+                    fixed = encodable(item)
+                    if fixed is not item:
+                        object.__setattr__(node, name, fixed)
+                elif _container(item):
+                    pending.append(item)
+
+
+def _container(value: Any) -> bool:
+    return isinstance(value, (list, dict)) or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+
+
+def settle(session: Session) -> None:
+    """What every reader's sessions get on their way out: encodable text and, unless the
+    format keeps local times, aware UTC times."""
+    make_encodable(session)
+    for each in session.walk():
+        if each.local_time:
+            continue
+        each.started_at, each.ended_at = aware_utc(each.started_at), aware_utc(each.ended_at)
+        for step in each.steps:
+            step.timestamp = aware_utc(step.timestamp)
+
+
+# --- calls that never got a result -------------------------------------------------------------
+
+
+def mark_unanswered(calls: Iterable[ToolCall], answered: set[int]) -> None:
+    """Calls whose result never came (by `id(call)` not in `answered`) show "no result",
+    never ✓ ok. Orphans (results without a call) and subagent calls answered by their
+    child session are not unanswered."""
+    for call in calls:
+        if id(call) not in answered and not call.orphan and call.child_session_id is None:
+            call.missing_result = True
+
+
+# --- the title rule ------------------------------------------------------------------------
+
+# Text that tools inject at the top of a user turn: not what the user asked.
+_INJECTED = re.compile(
+    r"^\s*(?:<(ide_opened_file|ide_selection|environment_context|user_instructions|system-reminder"
+    r"|command-name|command-message|command-args|local-command-stdout|local-command-caveat)>.*?</\1>\s*)+",
+    re.S,
+)
+_INJECTED_ONLY = (
+    "# Files mentioned by the user:",
+    "# Context from my IDE setup:",
+    "Caveat: The messages below were generated",
+    "<environment_context>",
+    "<user_instructions>",
+    "<ide_opened_file>",
+    "<ide_selection>",
+    "<system-reminder>",
+    "<local-command-caveat>",
+)
+_REQUEST_HEADER = re.compile(r"^\s*## My request for Codex:\s*\n", re.M)
+TITLE_LENGTH = 80
+
+
+def title_from_prompt(prompt: str) -> str | None:
+    """A title from one user message: its first line of real request text, or None when the
+    message holds only injected context (IDE headers, environment blocks, caveats)."""
+    request = _REQUEST_HEADER.split(prompt, maxsplit=1)
+    body = request[1] if len(request) == 2 else prompt
+    body = _INJECTED.sub("", body).strip()
+    if not body or body.startswith(_INJECTED_ONLY):
+        return None
+    line = next((part.strip() for part in body.splitlines() if part.strip()), "")
+    return line[:TITLE_LENGTH] + "…" if len(line) > TITLE_LENGTH else line or None
+
+
+def first_request(prompts: Iterable[str]) -> str | None:
+    """The title of a session without one of its own: the first real user request."""
+    for prompt in prompts:
+        found = title_from_prompt(prompt)
+        if found:
+            return found
+    return None
+
+
+def user_prompts(steps: Iterable[Step]) -> Iterable[str]:
+    return (step.text for step in steps if step.kind == "user" and step.text)
