@@ -176,7 +176,7 @@ def test_find_claims_only_codex(corpus):
 
 
 def test_example_envelope_with_subagent(data):
-    (source,) = [s for s in READER.find(data / "codex") if s.path.suffix == ".jsonl" and "sessions" in s.rel]
+    (source,) = [s for s in READER.find(data / "codex") if s.path.name.endswith("000000000001.jsonl")]
     (parent,) = READER.read(source)
     # steps: permissions + environment context, prompt, 3 responses with calls, unknown-event stub, final answer
     assert [s.kind for s in parent.steps] == ["context", "context", "user", "assistant", "assistant", "assistant", "event", "assistant"]
@@ -194,6 +194,28 @@ def test_example_envelope_with_subagent(data):
     (child,) = parent.children
     assert (child.relation, child.parent_id, len(child.steps)) == ("subagent", parent.id, 2)
     assert parent.usage_with_children.total == u.total + 520
+
+
+def test_exec_command_end_gives_output_exit_code_and_duration(data):
+    # rollout-…0003: `pytest -q` outlives its 1 s yield ("Process running with session ID 4242",
+    # empty output, wall time 1.0010 s); exec_command_end (call_tests) carries the whole output,
+    # exit_code 1 and duration 4 s + 250,000,000 ns = 4.25 s; the write_stdin poll that saw it
+    # exit repeats the same 81 bytes ("F.\n" 3 + the FAILED line 50 + the summary line 28).
+    [session] = READER.read(READER.find(data / "codex/sessions/2026/01/03")[0])
+    calls = [call for step in session.steps for call in step.tool_calls]
+    tests, poll, search, lost = calls
+    assert tests.output == "F.\nFAILED test_calc.py::test_div - ZeroDivisionError\n1 failed, 1 passed in 0.02s\n"
+    assert (tests.exit_code, tests.is_error, tests.duration_s) == (1, True, 4.25)
+    # The poll is a line linked to the command, not raw JSON, and its bytes are not shown twice.
+    assert poll.arguments == "waited on `pytest -q` (call call_tests)"
+    assert poll.output == "81 more bytes of its output, shown with that command"
+    assert (poll.is_error, poll.exit_code) == (False, None)
+    assert session.failed_tool_calls == 1  # the failure counted once, on the command
+    # A web search: the query is the input; the log holds no results.
+    assert search.arguments == {"query": "pytest -x flag"}
+    assert search.output.startswith("No results recorded") and not search.missing_result
+    # `cat test_calc.py` never got an output or an end event: "no result", never ok.
+    assert lost.missing_result and lost.output is None
 
 
 def test_example_simplified_shape(data):

@@ -15,6 +15,7 @@ from .outputs import OutputInfo, classify, command_text, end_duration, end_exit_
 from .patch import changes_from_event, parse_apply_patch, patch_in
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+NO_SEARCH_RESULTS = "No results recorded: Codex hands search results to the model without logging them."
 
 
 def _tool_call(payload: dict[str, Any]) -> tuple[ToolCall, str | None]:
@@ -50,15 +51,31 @@ def _tool_call(payload: dict[str, Any]) -> tuple[ToolCall, str | None]:
     elif kind == "local_shell_call":
         action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
         call.name, call.arguments, call.code = "local_shell", action, command_text(action.get("command"))
-    else:  # web_search_call: the result goes straight back to the model, never into the log
+    else:  # web_search_call: the query is the input; the results go to the model, never into the log
         action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
-        call.name, call.arguments = "web_search", action
-        call.output = action.get("query") if isinstance(action.get("query"), str) else None
+        call.name, call.arguments = "web_search", {key: value for key, value in action.items() if key != "type"} or action
         call.is_error = payload.get("status") == "failed"
+        call.output = None if call.is_error else NO_SEARCH_RESULTS
     if call.code:
         call.language = "bash"
         patch = patch or patch_in(call.code)
     return call, patch
+
+
+def _as_poll(call: ToolCall, origin: ToolCall, chars: Any, info: OutputInfo, repeated: bool) -> None:
+    """A write_stdin on a running command says what it did in a line, not as raw JSON. When
+    the command's end event gave it its whole output, the poll's bytes are `repeated` there
+    and are counted here instead of shown twice."""
+    command = (origin.code or origin.name).splitlines()[0] if (origin.code or origin.name) else "a command"
+    command = command[:80] + "…" if len(command) > 80 else command
+    sent = f"sent {chars!r} to" if isinstance(chars, str) and chars else "waited on"
+    call.arguments = f"{sent} `{command}` (call {origin.id})"
+    if not repeated or (info.is_error and info.exit_code is None):  # a poll that failed itself keeps its error
+        return
+    if info.text:
+        call.output = f"{len(info.text.encode())} more bytes of its output, shown with that command"
+    elif not info.is_error:
+        call.output = "no new output"
 
 
 class ToolCalls:
@@ -135,9 +152,12 @@ class ToolCalls:
                 if code is not None:
                     # The process's final code; a `Process running…` output had none to give.
                     call.exit_code, call.is_error = code, code != 0
-                if call.output is None and isinstance(end.get("aggregated_output"), str):
-                    call.output = end["aggregated_output"]
-                call.duration_s = call.duration_s or end_duration(end.get("duration"))
+                # The end event holds the command's whole output and real duration; the call's own
+                # output may be a "Process running" notice after the first second, or cut short.
+                whole = end.get("aggregated_output")
+                if isinstance(whole, str) and (whole or call.output is None):
+                    call.output = whole
+                call.duration_s = end_duration(end.get("duration")) or call.duration_s
             self._apply_patch(call_id, call, cwd)
             child = self.spawned.get(call_id)
             if child:
@@ -154,9 +174,13 @@ class ToolCalls:
             # belongs to the exec_command that started it (once), unless its end event already said so.
             call.exit_code, call.is_error = None, info.is_error and info.exit_code is None
             args = call.arguments if isinstance(call.arguments, dict) else {}
-            origin = self.calls.get(processes.get(str(args.get("session_id")), ""))
-            if origin is not None and info.exit_code is not None and origin.exit_code is None:
+            origin_id = processes.get(str(args.get("session_id")), "")
+            origin = self.calls.get(origin_id)
+            if origin is None:
+                continue
+            if info.exit_code is not None and origin.exit_code is None:
                 origin.exit_code, origin.is_error = info.exit_code, info.exit_code != 0
+            _as_poll(call, origin, args.get("chars"), info, repeated=origin_id in self.ends)
 
     def _apply_output(self, call_id: str, call: ToolCall) -> OutputInfo | None:
         info = self.outputs.get(call_id)
