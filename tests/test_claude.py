@@ -295,3 +295,19 @@ def test_turn_durations_are_shown_not_dropped(corpus):
     session = _read_all(corpus / "claude" / "codemie")["session-9eda1058.jsonl"]
     assert [(f.label, f.value) for f in session.facts if f.label == "Turn durations"] == [("Turn durations", "162.4s, 218.8s")]
     assert not [p for p in session.problems if "turn_duration" in p.message]
+
+
+def test_warmup_agent_of_a_resumed_process_is_linked_to_its_main_session(data):
+    # agent-5a11e7.jsonl: its first line carries the resumed process's sessionId (d2…0b, which
+    # has a main file of its own), its second line the main session's (d1…0a). The agent goes
+    # with the session its lines name last, once: no top-level "Warmup" session.
+    folder = data / "claude/-home-dev-resumed"
+    sources = {s.path.name: s for s in READER.find(folder)}
+    assert sorted(sources) == ["d1000000-0000-4000-8000-00000000000a.jsonl", "d2000000-0000-4000-8000-00000000000b.jsonl"]
+    assert [p.name for p in sources["d1000000-0000-4000-8000-00000000000a.jsonl"].related] == ["agent-5a11e7.jsonl"]
+    assert sources["d2000000-0000-4000-8000-00000000000b.jsonl"].related == ()
+    [main] = READER.read(sources["d1000000-0000-4000-8000-00000000000a.jsonl"])
+    [warmup] = main.children
+    assert (warmup.parent_id, warmup.relation) == (main.id, "subagent")
+    # Rolled up once: the main's 10 in / 20 out plus the warmup's 900 in / 3 out.
+    assert (main.usage_with_children.input, main.usage_with_children.output) == (910, 23)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -50,10 +51,10 @@ class ClaudeReader(FileReader):
             dirs.append(home)
         return dirs
 
-    def detect(self, path: Path, head: Head) -> dict[str, Any] | None:
+    def detect(self, path: Path, head: Head) -> Sniffed | None:
         return sniff_head(head)
 
-    def group(self, found: dict[Path, dict[str, Any]], root: Path) -> Iterator[SessionSource]:
+    def group(self, found: dict[Path, Sniffed], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():
             sniffed = found.get(root)
             if sniffed is None:
@@ -67,8 +68,9 @@ class ClaudeReader(FileReader):
         files = {path: found[path] for path in sorted(found) if path.suffix == ".jsonl"}
         claimed: set[Path] = set()
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
+        main_ids = {_session_id(path, files[path]) for path in mains}
         for path in mains:
-            related = tuple(p for p in _agents_of(path, files[path], files) if p not in claimed)
+            related = tuple(p for p in _agents_of(path, files[path], files, main_ids) if p not in claimed)
             claimed.update(related)
             yield SessionSource(self.name, path, root, related)
         for path, sniffed in files.items():
@@ -98,18 +100,30 @@ class ClaudeReader(FileReader):
         return [session]
 
 
-def sniff_head(head: Head) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Sniffed:
+    """What a file's head says: its first Claude Code line, and every sessionId in the head
+    in order (a subagent file written by a resumed process starts with the new process's id
+    and goes on with the main session's)."""
+
+    line: dict[str, Any]
+    session_ids: tuple[str, ...]
+
+
+def sniff_head(head: Head) -> Sniffed | None:
     """The first Claude Code line of a file (a dict with type and ids), or None when it is not one."""
-    for obj in head.objects(SNIFF_LINES):
+    objects = head.objects(SNIFF_LINES)
+    for obj in objects:
         if kind_of(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
             if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
-                return obj
+                ids = (value for each in objects if isinstance(value := each.get("sessionId"), str) and value)
+                return Sniffed(obj, tuple(dict.fromkeys(ids)))
             continue  # summaries and snapshots come first; keep looking for the session id
         return None
     return None
 
 
-def sniff(path: Path) -> dict[str, Any] | None:
+def sniff(path: Path) -> Sniffed | None:
     """`sniff_head` of a file that discovery did not read (the siblings of a file named alone)."""
     try:
         return sniff_head(read_head(path))
@@ -117,18 +131,29 @@ def sniff(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def _is_agent(path: Path, sniffed: dict[str, Any]) -> bool:
-    return path.name.startswith("agent-") and (sniffed.get("isSidechain") is True or "agentId" in sniffed)
+def _is_agent(path: Path, sniffed: Sniffed) -> bool:
+    return path.name.startswith("agent-") and (sniffed.line.get("isSidechain") is True or "agentId" in sniffed.line)
 
 
-def _agents_of(main: Path, sniffed: dict[str, Any], known: dict[Path, dict[str, Any]] | None = None) -> Iterator[Path]:
-    """Subagent files of `main`: `<dir>/agent-*.jsonl` with its sessionId, and `<dir>/<session>/subagents/`."""
-    session_id = sniffed.get("sessionId") or main.stem
+def _session_id(path: Path, sniffed: Sniffed) -> str:
+    value = sniffed.line.get("sessionId")
+    return value if isinstance(value, str) and value else path.stem
+
+
+def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None = None,
+               main_ids: set[str] | None = None) -> Iterator[Path]:
+    """Subagent files of `main`: `<dir>/agent-*.jsonl` naming its sessionId on any head line
+    (when several mains are named, the last one named: the session the agent worked for),
+    and `<dir>/<session>/subagents/`."""
+    session_id = _session_id(main, sniffed)
     for candidate in sorted(main.parent.glob("agent-*.jsonl")):
         info = known.get(candidate) if known is not None else sniff(candidate)
-        if info and _is_agent(candidate, info) and info.get("sessionId") == session_id:
+        if not info or not _is_agent(candidate, info):
+            continue
+        named = [i for i in info.session_ids if main_ids is None or i in main_ids]
+        if session_id in named and (main_ids is None or named[-1] == session_id):
             yield candidate
-    for folder in dict.fromkeys((main.stem, str(session_id))):
+    for folder in dict.fromkeys((main.stem, session_id)):
         for candidate in sorted((main.parent / folder / "subagents").glob("agent-*.jsonl")):
             if (known.get(candidate) if known is not None else sniff(candidate)):
                 yield candidate
