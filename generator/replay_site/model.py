@@ -240,6 +240,10 @@ class Session:
     relation: str = "subagent"
     project: str | None = None
     status: str | None = None
+    # How the session ended, only when the log itself says so: "completed" (the agent's own
+    # completion record), "interrupted" (the user stopped it), "api_error" (its last step is an
+    # API error). None when the log is silent; summary.py derives the rest (failed last call …).
+    outcome: str | None = None
     facts: list[Fact] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 

@@ -21,7 +21,7 @@ from ...model import Fact, Problem, Session, Step
 from .. import FileReader, SessionSource
 from ..files import Head, open_regular, read_head
 from .dag import Row, abandoned_lines
-from .steps import StepBuilder, first_prompt
+from .steps import StepBuilder, first_prompt, outcome_of
 from ..jsonl import iter_objects, kind_of
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
@@ -230,6 +230,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
     leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
     owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
     session.title = (owned[-1] if owned else "") or custom_title or first_prompt(session.steps) or session.id
+    session.outcome = outcome_of(session.steps)
     return session, builder
 
 

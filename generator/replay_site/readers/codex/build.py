@@ -17,6 +17,7 @@ from ...model import Detail, Fact, Problem, Session, Step, Usage
 from .calls import CALL_ITEMS, ToolCalls
 from .outputs import classify
 from .shapes import Record
+from ..fields import first_request, string, user_prompts
 from ..jsonl import kind_of
 from ..timestamps import utc_time
 
@@ -90,6 +91,7 @@ class Builder:
         self.problems = problems
         self.model: str | None = None
         self.cwd: str | None = None
+        self.thread_name: str | None = None
         self.cur: Step | None = None
         self.cur_closed = False  # its usage came after its items: that response is over
         self.cur_has_output = False  # a tool result came in: the next item is a new response
@@ -163,6 +165,7 @@ class Builder:
                 self.s.steps.append(last)
             last.usage = self.pending if last.usage is None else last.usage + self.pending
         self.tools.settle(self.cwd)
+        self.s.title = self.thread_name or first_request(user_prompts(self.s.steps)) or ""
         stamps = [r.timestamp for r in self.records if r.timestamp]
         if stamps:
             self.s.ended_at = max(stamps)
@@ -257,7 +260,6 @@ class Builder:
         prompt = "\n\n".join(p for p in parts if not _is_context(p))
         if prompt.strip() or images:
             self._add(Step("user", timestamp=record.timestamp, text=prompt, images=images))
-            self.s.title = self.s.title or prompt.strip().splitlines()[0][:120] if prompt.strip() else self.s.title
 
     def _output(self, record: Record) -> None:
         call_id = record.payload.get("call_id")
@@ -273,13 +275,13 @@ class Builder:
         kind = kind_of(payload)
         if self.tools.event(kind, payload):
             return
+        self._turn_end(kind, payload)
         if kind == "user_message":
             text = str(payload.get("message") or "")
             if self.dup_user[text.strip()] > 0:
                 self.dup_user[text.strip()] -= 1
             elif text.strip():
                 self._add(Step("user", timestamp=record.timestamp, text=text))
-                self.s.title = self.s.title or text.strip().splitlines()[0][:120]
         elif kind == "agent_message":
             text = str(payload.get("message") or "")
             if self.dup_assistant[text.strip()] > 0:
@@ -308,6 +310,17 @@ class Builder:
             self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
         elif kind not in _QUIET_EVENTS:
             self._stub(record, f"event {kind!r}")
+
+    def _turn_end(self, kind: str | None, payload: dict[str, Any]) -> None:
+        """How the last turn ended, as the log says it, and the thread's name when it is given one."""
+        if kind == "task_started":
+            self.s.outcome = None
+        elif kind == "task_complete":
+            self.s.outcome = "completed"
+        elif kind == "turn_aborted":
+            self.s.outcome = "interrupted" if payload.get("reason") == "interrupted" else None
+        elif kind == "thread_name_updated":
+            self.thread_name = string(payload.get("thread_name")) or string(payload.get("name")) or self.thread_name
 
     def _token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")

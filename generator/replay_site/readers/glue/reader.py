@@ -30,7 +30,7 @@ import orjson
 from ...model import Fact, Problem, Session
 from .. import FileReader, SessionSource, jsonl
 from ..files import BOM, Head
-from ..fields import count, string
+from ..fields import count, first_request, string, user_prompts
 from .steps import StepBuilder, usage_from
 from ..timestamps import parse_time
 
@@ -175,7 +175,7 @@ def _read(source: SessionSource) -> Session:
     root = StepBuilder(session, model, source.label(conversation))
     _Subagents(session, root, model).feed(rows, clock)
 
-    session.title = string(meta.get("title")) or root.latest_title or _first_line(session)
+    session.title = string(meta.get("title")) or root.latest_title or first_request(user_prompts(session.steps)) or ""
     session.started_at = start or next((s.timestamp for s in session.steps if s.timestamp), None)
     end = parse_time(meta.get("end_time"))
     session.ended_at = (end.replace(tzinfo=timezone.utc) if end and end.tzinfo is None else end) or next(
@@ -190,10 +190,6 @@ def _read(source: SessionSource) -> Session:
         root.warn("warning", f"local-time timestamps without an offset (early Glue builds) were read {how}", None)
     _meta_facts(session, meta, source.label(meta_path) if meta_path else "meta.json")
     return session
-
-
-def _first_line(session: Session) -> str:
-    return _short(next((s.text for s in session.steps if s.kind == "user" and s.text.strip()), ""))
 
 
 def _short(text: str) -> str:

@@ -22,7 +22,7 @@ from .. import FileReader, SessionSource
 from ..files import Head
 from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
 from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
-from ..fields import count
+from ..fields import count, first_request, user_prompts
 from ..jsonl import iter_objects
 from ..timestamps import parse_time
 
@@ -256,12 +256,14 @@ def _problem(message: str, label: str) -> Problem:
     return Problem("warning", message, label, None)
 
 
-def _title(session: Session, folder: str) -> str:
-    for step in session.steps:
-        if step.kind == "user" and step.text.strip():
-            first = step.text.strip().splitlines()[0].strip()
-            return first[:80] + "…" if len(first) > 80 else first
-    return folder
+def _outcome(session: Session) -> str | None:
+    """"completed" when the agent's last act was gptme's `complete` tool (no prompt after it)."""
+    for step in reversed(session.steps):
+        if step.kind == "user":
+            return None
+        if any(call.name == "complete" and not call.is_error for call in step.tool_calls):
+            return "completed"
+    return None
 
 
 class GptmeReader(FileReader):
@@ -313,8 +315,9 @@ class GptmeReader(FileReader):
         builder.finish()
         if configured and not any(step.model for step in session.steps):
             session.declared_models.append(configured)
+        session.outcome = _outcome(session)
         if not session.title:
-            session.title = _title(session, folder)
+            session.title = first_request(user_prompts(session.steps)) or folder
         session.number_steps()
         return [session]
 

@@ -130,6 +130,7 @@ class _Run:
             extra.append(Fact("Parent run", self.parent_run_id))
         if final.get("cancelled") is True:
             extra.append(Fact("Cancelled", "yes"))
+            self.session.outcome = "interrupted"
         totals = _usage(final.get("usage"))
         add_run_facts(
             self.session,

@@ -202,6 +202,8 @@ def add_run_facts(
     extra: list[Fact] | None = None,
 ) -> None:
     """The header facts every shape has some of; figures the log lacks are left out, not zeroed."""
+    if completed is True:
+        session.outcome = "completed"  # run_end / session_end / final say the run succeeded
     facts = session.facts
     if task:
         facts.append(Fact("Task", task))
