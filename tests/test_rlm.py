@@ -59,8 +59,28 @@ def test_find_groups_a_run_with_its_delegated_child(corpus: Path) -> None:
     # Named on its own, the parent still brings its child; the child alone is read alone.
     assert [p.name for p in next(iter(READER.find(runs / f"{RUN}.jsonl"))).related] == [f"{CHILD_RUN}.jsonl"]
     assert next(iter(READER.find(runs / f"{CHILD_RUN}.jsonl"))).related == ()
-    # Whole corpus folder: native, snapshot, two trajectories, one run group = 5 sources.
-    assert len(list(READER.find(corpus / "rlm"))) == 5
+    # Whole corpus folder: the run group (with the session events and the snapshot that record
+    # the same run_id, so one run is one session) and two trajectories = 3 sources.
+    sources = list(READER.find(corpus / "rlm"))
+    assert len(sources) == 3
+    [run] = [s for s in sources if s.path.name == f"{RUN}.jsonl"]
+    assert sorted(p.name for p in run.related) == sorted([
+        f"{CHILD_RUN}.jsonl", f"{RUN}.session.jsonl", f"sess-{RUN}_c0145c6944cf.json"])
+
+
+def test_one_run_is_one_session(corpus: Path) -> None:
+    # Before: the run file, its session events and its snapshot were three top-level rows with
+    # the same title and steps, two of them with an empty 0-step child. Now the run file wins
+    # (its delegated run is a child with steps: 711 own + 273 child = 984, the recorder's total)
+    # and the other two are named as its sources.
+    [run] = [s for s in READER.find(corpus / "rlm") if s.path.name == f"{RUN}.jsonl"]
+    [session] = READER.read(run)
+    assert (len(session.steps), session.usage.total, session.usage_with_children.total) == (4, 711, 984)
+    [child] = session.children
+    assert child.id == CHILD_RUN and len(child.steps) == 2
+    also = next(f.value for f in session.facts if f.label == "Also recorded in")
+    assert also == (f"generated/sessions/{RUN}.session.jsonl (session events), "
+                    f"generated/store/snapshots/sess-{RUN}_c0145c6944cf.json (snapshot)")
 
 
 def test_native_session_jsonl(corpus: Path) -> None:
@@ -108,13 +128,12 @@ def test_native_session_jsonl(corpus: Path) -> None:
     assert counts.type == "dict" and json.loads(counts.value) == {"api": 3, "worker": 2, "db": 1}
     # llm_request/llm_response previews are collapsed details on their step.
     assert [d.label for d in session.steps[0].details] == ["LLM request", "LLM response"]
-    # child_spawn line 15 / child_result line 17: one child at step 2, linked both ways.
-    [child] = session.children
-    assert child.parent_id == session.id and child.relation == "subagent"
-    assert child.id.endswith(CHILD_RUN) and session.steps[1].child_session_ids == [child.id]
-    assert session.steps[1].tool_calls[0].child_session_id == child.id
-    assert fact(child, "Result") == "'upstream timeout' occurs 3 times" and fact(child, "Depth") == "1"
-    assert child.status == "completed"
+    # child_spawn line 15 / child_result line 17: a child at step 2 whose log is not given with
+    # this file. It is described on the step that spawned it, never made a 0-step session.
+    assert session.children == []
+    [spawned] = [d for d in session.steps[1].details if d.label == f"Child agent {CHILD_RUN}"]
+    assert "Result: 'upstream timeout' occurs 3 times" in spawned.text and "Depth: 1" in spawned.text
+    assert "Succeeded: yes" in spawned.text
     # rationale is markdown text; step 4's rationale is the string "None" in step_action: dropped.
     assert session.steps[0].text == "Count ERROR lines per service first"
     assert session.steps[3].text == f"**Final answer:** {FINAL}"
@@ -251,8 +270,10 @@ def test_example_native_session(data: Path) -> None:
     assert session.error_count == 1 and session.first_error_step == 2  # the ZeroDivisionError
     assert [s.checkpoint for s in session.steps] == [None, None, "after-regions", None]
     assert [[v.name for v in s.variables if v.changed] for s in session.steps] == [["rows"], ["total"], [], []]
-    [child] = session.children
-    assert session.steps[2].child_session_ids == [child.id] and fact(child, "Result") == "north 310.2, south 256.9"
+    # The delegated child has no log here: described on step 3, no empty child session.
+    assert session.children == []
+    [spawned] = [d for d in session.steps[2].details if d.label.startswith("Child agent ")]
+    assert "Result: north 310.2, south 256.9" in spawned.text
     # tokens_used 140 + 180 + 120 + 135 = 575 = session_end total_tokens.
     assert session.usage.total == 575 and fact(session, "Total tokens") == "575"
 

@@ -12,11 +12,13 @@ run file must have `type` step/final *and* `run_id` *and* `environment`.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ...model import Session
+from ...model import Fact, Session
 from .. import FileReader, SessionSource
 from ..files import Head, read_head
 from .native import read_native, read_snapshot
@@ -106,59 +108,118 @@ class RlmReader(FileReader):
         # run files under the working directory it was started in.
         return [Path.home() / ".rlm_code" / "sessions", Path.cwd() / ".rlm_code" / "rlm" / "runs"]
 
-    def detect(self, path: Path, head: Head) -> tuple[Shape, tuple[str, str | None] | None] | None:
+    def detect(self, path: Path, head: Head) -> Found | None:
         shape = sniff_head(path, head)
         if shape is None:
             return None
-        return shape, _run_parent(path, head) if shape == "run" else None
+        if shape == "run":
+            return Found(shape, *_run_parent(path, head))
+        return Found(shape, _recorded_run(shape, head))
 
-    def group(self, found: dict[Path, tuple[Shape, tuple[str, str | None] | None]], root: Path) -> Iterator[SessionSource]:
+    def group(self, found: dict[Path, Found], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():
-            if root not in found:
-                return
-            shape, run = found[root]
-            if run is not None:
-                # A run file named on its own still brings the child runs delegated from it.
-                siblings = {root: run}
-                for path in sorted(root.parent.glob("*.jsonl")):
-                    try:
-                        head = read_head(path)
-                    except OSError:
-                        continue
-                    if path != root and sniff_head(path, head) == "run":
-                        siblings[path] = _run_parent(path, head)
-                mine = [source for source in _group_runs(dict(sorted(siblings.items())), root) if source.path == root]
-                # A child run named on its own (its parent is next to it) is read alone.
-                yield from mine or [SessionSource("rlm", root, root)]
-            else:
-                yield SessionSource("rlm", root, root)
+            if root in found:
+                yield _named_alone(root, found[root])
             return
-        runs: dict[Path, tuple[str, str | None]] = {}
-        for path in sorted(found):
-            shape, run = found[path]
-            if run is not None:
-                runs[path] = run
-            else:
-                yield SessionSource("rlm", path, root)
+        runs = {path: (item.run_id or path.stem, item.parent_run) for path, item in sorted(found.items()) if item.shape == "run"}
         # The runner writes a run and its delegated children into one runs/ folder; grouping
         # per folder keeps two copies of the same runs (a backup beside the original) apart.
+        run_sources: list[SessionSource] = []
         for folder in sorted({path.parent for path in runs}):
-            yield from _group_runs({path: run for path, run in runs.items() if path.parent == folder}, root)
+            run_sources.extend(_group_runs({path: run for path, run in runs.items() if path.parent == folder}, root))
+        # One run, one session: the session events and snapshots recorded for a run join the
+        # run's source (the run file wins: its delegated runs are sessions with steps); without
+        # a run file the session events win over the snapshot.
+        # Copies of the same runs (a backup beside the original) stay apart: a file joins the
+        # source of its run_id that lies nearest to it in the tree.
+        # Each group holds one file per shape: a second file of a shape is another copy.
+        groups: list[tuple[str, set[str], SessionSource]] = [(runs[s.path][0], {"run"}, s) for s in run_sources]
+        for path, item in sorted(found.items(), key=lambda entry: (SHAPE_RANK[entry[1].shape], entry[0])):
+            if item.shape == "run":
+                continue
+            candidates = [index for index, (run_id, shapes, _) in enumerate(groups)
+                          if item.run_id and run_id == item.run_id and item.shape not in shapes]
+            if not candidates:
+                groups.append((item.run_id or "", {item.shape}, SessionSource("rlm", path, root)))
+                continue
+            index = max(candidates, key=lambda i: (_shared_depth(groups[i][2].path, path), -i))
+            run_id, shapes, source = groups[index]
+            groups[index] = (run_id, shapes | {item.shape}, SessionSource("rlm", source.path, root, (*source.related, path)))
+        yield from (source for _, _, source in groups)
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         shape = sniff(source.path, named=source.path == source.root)
         label = source.label(source.path)
+        shapes = {path: sniff(path) for path in source.related}
+        recorded_too = [path for path in source.related if shapes[path] != "run"]
         if shape == "run":
-            return read_runs([(path, source.label(path)) for path in (source.path, *source.related)])
-        if shape == "native":
-            return [read_native(source.path, label)]
-        if shape == "trajectory":
-            return [read_trajectory(source.path, label)]
-        if shape == "snapshot":
-            return [read_snapshot(source.path, label)]
-        session = Session(id=source.path.name, format="rlm", source=label)
-        session.warn("warning", "not an rlm-code session file (nothing recognisable in its first lines)")
-        return [session]
+            sessions = read_runs([(path, source.label(path)) for path in (source.path, *source.related) if path not in recorded_too])
+        elif shape == "native":
+            sessions = [read_native(source.path, label)]
+        elif shape == "trajectory":
+            sessions = [read_trajectory(source.path, label)]
+        elif shape == "snapshot":
+            sessions = [read_snapshot(source.path, label)]
+        else:
+            session = Session(id=source.path.name, format="rlm", source=label)
+            session.warn("warning", "not an rlm-code session file (nothing recognisable in its first lines)")
+            return [session]
+        if recorded_too:
+            described = ", ".join(f"{source.label(path)} ({SHAPE_NAMES[shapes[path]]})" for path in recorded_too)
+            sessions[0].facts.append(Fact("Also recorded in", described))
+        return sessions
+
+
+@dataclass(frozen=True)
+class Found:
+    """What discovery learnt of one rlm-code file: its shape and the run it records."""
+
+    shape: Shape
+    run_id: str | None
+    parent_run: str | None = None
+
+
+SHAPE_RANK = {"run": 0, "native": 1, "snapshot": 2, "trajectory": 3}
+SHAPE_NAMES = {"run": "run file", "native": "session events", "snapshot": "snapshot", "trajectory": "trajectory"}
+_RUN_ID = re.compile(rb'"run_id"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _shared_depth(one: Path, other: Path) -> int:
+    """How many leading path parts two files share."""
+    shared = 0
+    for mine, theirs in zip(one.parts, other.parts):
+        if mine != theirs:
+            break
+        shared += 1
+    return shared
+
+
+def _recorded_run(shape: Shape, head: Head) -> str | None:
+    """The run a session-event file or snapshot records (`run_id`), from its head."""
+    if shape == "native":
+        first = head.first_object() or {}
+        return first.get("run_id") if isinstance(first.get("run_id"), str) and first["run_id"] else None
+    if shape == "snapshot":
+        found = _RUN_ID.search(head.data[:_SNAPSHOT_HEAD])
+        return found.group(1).decode("utf-8", "replace") if found else None
+    return None
+
+
+def _named_alone(root: Path, item: Found) -> SessionSource:
+    if item.shape != "run":
+        return SessionSource("rlm", root, root)
+    # A run file named on its own still brings the child runs delegated from it.
+    siblings = {root: (item.run_id or root.stem, item.parent_run)}
+    for path in sorted(root.parent.glob("*.jsonl")):
+        try:
+            head = read_head(path)
+        except OSError:
+            continue
+        if path != root and sniff_head(path, head) == "run":
+            siblings[path] = _run_parent(path, head)
+    mine = [source for source in _group_runs(dict(sorted(siblings.items())), root) if source.path == root]
+    # A child run named on its own (its parent is next to it) is read alone.
+    return mine[0] if mine else SessionSource("rlm", root, root)
 
 
 READER = RlmReader()

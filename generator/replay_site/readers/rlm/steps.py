@@ -266,11 +266,16 @@ def stub_children(
                 continue
             linked.add(child_id)
             child = known.get(child_id)
-            if child is not None:
-                _describe(child, child_id, info)
-            else:
-                child = stub_child(child_id, parent, info.get("task", ""), info.get("depth"), info.get("success"), info.get("result", ""))
-                child.facts.extend(fact for fact in info.get("extra", []) if fact.value)
+            if child is None:
+                # Only what the parent logged is known of this child: it is told where it was
+                # spawned (or in the header), never made a session without steps.
+                described = _child_summary(child_id, info)
+                if state is not None:
+                    state.details.append(Detail(f"Child agent {child_id}", described))
+                else:
+                    parent.facts.append(Fact(f"Child agent {child_id}", described))
+                continue
+            _describe(child, child_id, info)
             child.parent_id = parent.id
             parent.children.append(child)
             if state is not None:
@@ -290,19 +295,16 @@ def _describe(child: Session, child_id: str, info: dict[str, Any]) -> None:
         child.status = child.status or ("completed" if info["success"] else "failed")
 
 
-def stub_child(child_id: str, parent: Session, task: str, depth: Any, success: Any, result: str) -> Session:
-    """A child agent known only from child_spawn/child_result: its own page says what the parent logged."""
-    child = Session(id=f"{parent.id}:{child_id}", format=parent.format, title=task or child_id, source=parent.source)
-    child.parent_id = parent.id
-    child.relation = "subagent"
-    child.facts.append(Fact("Child id", child_id))
-    if task:
-        child.facts.append(Fact("Task", task))
+def _child_summary(child_id: str, info: dict[str, Any]) -> str:
+    """What a parent logged about a child that has no log here, as lines of text."""
+    lines = [f"Task: {info['task']}"] if info.get("task") else []
+    depth = info.get("depth")
     if isinstance(depth, int) and not isinstance(depth, bool):
-        child.facts.append(Fact("Depth", str(depth)))
-    if isinstance(success, bool):
-        child.facts.append(Fact("Succeeded", "yes" if success else "no"))
-        child.status = "completed" if success else "failed"
-    if result:
-        child.facts.append(Fact("Result", result))
-    return child
+        lines.append(f"Depth: {depth}")
+    if isinstance(info.get("success"), bool):
+        lines.append("Succeeded: " + ("yes" if info["success"] else "no"))
+    if info.get("result"):
+        lines.append(f"Result: {info['result']}")
+    lines.extend(f"{fact.label}: {fact.value}" for fact in info.get("extra", []) if fact.value)
+    lines.append(f"(no log of child {child_id} was found beside this one)")
+    return "\n".join(lines)
