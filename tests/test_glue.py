@@ -335,3 +335,30 @@ def test_parallel_nested_and_failed_subagents(tmp_path):
     assert c.steps[-1].title == "Subagent usage (total)" and c.usage == Usage(input=7, output=3)
     # 11 (main) + 7 (a, inner) + 10 (c, aggregate) = 28.
     assert session.usage_with_children.total == 28
+
+
+def test_fork_leaves_copied_history_out_and_legacy_edit_gets_a_diff(data):
+    # 1791000500000-5151-fork: lines 1-4 are ex1's rows (its session_id) copied by the fork:
+    # a prompt, a read_file call with its result, and a usage row of 1000 in / 80 out / 2000
+    # cache write. They become one collapsed "Copied from" step and count nothing here.
+    [source] = READER.find(data / "glue/1791000500000-5151-fork")
+    [session] = READER.read(source)
+    copied = session.steps[0]
+    assert (copied.kind, copied.title, copied.collapsed) == ("event", "Copied from 1791000000000-4242-ex1", True)
+    assert "- The `slugify` helper keeps trailing dashes. Fix it and add a test." in copied.text
+    # Own figures: usage rows 1200/60 and 60/30 -> 1,260 in, 90 out; one tool call (the edit).
+    u = session.usage
+    assert (u.input, u.output, u.cache_write_5m, session.tool_calls) == (1260, 90, 0, 1)
+    # meta.json token_count 1,350 = 1,260 + 90: equal, and the page says so.
+    assert next(f.value for f in session.facts if f.label == "Tokens (meta.json)") == (
+        "1,350 (equal to the tokens counted here with subagents)")
+    assert session.problems == []
+    # The legacy edit_file result has no metadata.diff: the diff comes from old/new_string,
+    # with no invented line numbers.
+    [change] = session.steps[2].tool_calls[0].changes
+    assert (change.path, change.kind) == ("lib/slug.py", "modify")
+    assert change.diff.splitlines() == [
+        "@@ line numbers unknown @@",
+        "-    return re.sub(r'[^a-z0-9]+', '-', text.lower())",
+        "+    return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')",
+    ]

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from ...model import Fact, Problem, Session
+from ...model import Fact, Problem, Session, Step
 from .. import FileReader, SessionSource, jsonl
 from ..files import BOM, Head
 from ..fields import count, first_request, string, user_prompts
@@ -143,11 +143,15 @@ def _read(source: SessionSource) -> Session:
     meta = (jsonl.load_json(meta_path, problems, source.label(meta_path)) or {}) if meta_path and meta_path.is_file() else {}
     rows = list(jsonl.iter_objects(conversation, problems, source.label(conversation))) if conversation.is_file() else []
 
-    first_id = next((row["session_id"] for _, row in rows if isinstance(row.get("session_id"), str)), None)
+    # A fork's file starts with the parent's rows, copied with the parent's session_id: the
+    # fork's own id is meta.json's, else the one its last rows carry.
+    last_id = next((row["session_id"] for _, row in reversed(rows) if string(row.get("session_id"))), None)
     fallback_id = conversation.parent.name if conversation.name == "conversation.jsonl" else conversation.stem
+    own_id = string(meta.get("id")) or last_id or fallback_id
+    copied, rows = _split_copied(rows, own_id)
     model = _model_ref(meta)
     session = Session(
-        id=string(meta.get("id")) or first_id or fallback_id,
+        id=own_id,
         format="glue",
         source=source.rel,
         cwd=string(meta.get("cwd")),
@@ -175,6 +179,9 @@ def _read(source: SessionSource) -> Session:
     root = StepBuilder(session, model, source.label(conversation))
     _Subagents(session, root, model).feed(rows, clock)
 
+    if copied:
+        session.steps.insert(0, _copied_step(copied, clock))
+        session.number_steps()
     session.title = string(meta.get("title")) or root.latest_title or first_request(user_prompts(session.steps)) or ""
     session.started_at = start or next((s.timestamp for s in session.steps if s.timestamp), None)
     end = parse_time(meta.get("end_time"))
@@ -192,6 +199,29 @@ def _read(source: SessionSource) -> Session:
     return session
 
 
+def _split_copied(rows: list[tuple[int, dict[str, Any]]], own_id: str) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, dict[str, Any]]]]:
+    """(copied, own): the leading rows that carry another session's id are the parent's history,
+    copied when the fork was made; they are the parent's steps and figures, not the fork's."""
+    start = 0
+    while start < len(rows):
+        other = string(rows[start][1].get("session_id"))
+        if other is None or other == own_id:
+            break
+        start += 1
+    return rows[:start], rows[start:]
+
+
+def _copied_step(copied: list[tuple[int, dict[str, Any]]], clock: Any) -> Step:
+    parents = list(dict.fromkeys(row["session_id"] for _, row in copied))
+    prompts = [row["text"].strip().splitlines()[0] for _, row in copied
+               if row.get("type") == "user_message" and isinstance(row.get("text"), str) and row["text"].strip()]
+    lines = [f"{len(copied)} rows of {', '.join(parents)} (lines {copied[0][0]}-{copied[-1][0]}) were copied into this "
+             "fork when it was made. They are that session's steps and figures, so they are not counted here."]
+    lines.extend(f"- {prompt}" for prompt in prompts)
+    return Step("event", timestamp=clock(copied[0][1].get("timestamp")), title=f"Copied from {parents[0]}",
+                text="\n".join(lines), collapsed=True)
+
+
 def _short(text: str) -> str:
     """A one-line title from a prompt: its first line, cut at 80 characters."""
     line = text.strip().splitlines()[0] if text.strip() else ""
@@ -206,8 +236,14 @@ def _meta_facts(session: Session, meta: dict[str, Any], label: str) -> None:
         session.facts.append(Fact("Tags", ", ".join(str(tag) for tag in meta["tags"])))
     recorded = meta.get("token_count")
     if isinstance(recorded, int) and not isinstance(recorded, bool):
-        session.facts.append(Fact("Tokens (meta.json)", str(recorded)))
         counted = session.usage_with_children.total
+        # token_count counts subagents and title generation: the figure to compare is the one
+        # with subagents; a difference is said on the page, not only in the build's warnings.
+        if counted == recorded:
+            session.facts.append(Fact("Tokens (meta.json)", f"{recorded:,} (equal to the tokens counted here with subagents)"))
+        else:
+            session.facts.append(Fact("Tokens (meta.json)", f"{recorded:,} ({counted:,} counted here with subagents; "
+                                      f"{recorded - counted:+,} in meta.json, rows that carry no usage)"))
         if counted != recorded:
             message = f"token_count {recorded} differs from the {counted} tokens of the usage rows"
             session.problems.append(Problem("warning", message, label))

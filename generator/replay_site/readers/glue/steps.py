@@ -32,6 +32,7 @@ FAILED_STATUSES = frozenset({"failed", "denied", "cancelled", "error"})
 ERROR_PREFIXES = ("Error:", "Tool error:", "User denied tool execution")
 EXIT_CODE = re.compile(r"(?:^|\n)Exit code: (-?\d+)\s*$")
 SHELL_TOOLS = frozenset({"bash", "shell", "run_command"})
+LEGACY_EDIT_TOOLS = frozenset({"edit_file", "edit"})
 
 
 def usage_from(row: dict[str, Any]) -> Usage:
@@ -79,6 +80,21 @@ def apply_result(call: ToolCall, row: dict[str, Any]) -> None:
             old = None
         if old is not None or new is not None:
             call.changes.append(change_from_texts(diff["path"], old, new))
+    elif not call.is_error and call.name in LEGACY_EDIT_TOOLS:
+        _legacy_edit(call)
+
+
+def _legacy_edit(call: ToolCall) -> None:
+    """Early Glue builds logged no diff for an edit: it is rebuilt from the call's arguments.
+    Only the edited snippet is known, not where it sits in the file, so the hunk header says
+    no line numbers instead of claiming line 1."""
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    path, old, new = args.get("path"), args.get("old_string"), args.get("new_string")
+    if not (isinstance(path, str) and path and isinstance(old, str) and isinstance(new, str)):
+        return
+    change = change_from_texts(path, old, new)
+    change.diff = re.sub(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", "@@ line numbers unknown @@", change.diff, flags=re.M)
+    call.changes.append(change)
 
 
 class StepBuilder:
