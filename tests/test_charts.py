@@ -159,4 +159,4 @@ def test_index_day_charts_follow_dates_and_hold_no_links(tmp_path):
         dates = [row.th.get_text() for row in figure.select("details.chart-data tbody tr")]
         assert dates == sorted(dates) and len(dates) == 10  # the example sessions start on 10 days
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
-        assert labels[0] == "2025-06-20"  # the first example day, then every 91 days
+        assert labels == ["2025-06-20", "2025-12-19", "2026-06-19"]  # 530 days: a label every 182

@@ -101,7 +101,7 @@ def test_example_outcomes_in_sessions_json_and_rows(example_site):
         assert row["data-format"] == entry["format"]
         cell = row.select_one("td.outcome").get_text(" ", strip=True)
         # a symbol and a word, never colour alone
-        assert cell in {"✓ completed", "✗ failed", "⏹ interrupted"}, cell
+        assert cell in {"✓ completed", "✗ failed", "■ interrupted"}, cell
         assert cell.split(" ", 1)[1] == entry["outcome"]
 
 

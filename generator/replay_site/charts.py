@@ -31,6 +31,7 @@ LABEL_Y, TITLE_Y = BOTTOM + 24, BOTTOM + 40
 MAX_X_LABELS = 7
 MIN_BAR = 2.0  # a bar stays visible however many share the axis
 EDGE = 32  # half the width of a date label
+DATE_LABEL_SPACE = 100  # between two date labels: one label's width, half of one more at an end, a gap
 NICE = (1, 2, 5)
 MONEY_RESOLUTION = 0.0001  # formatting.money shows four decimals below $10
 # Distances between date labels: a day, two, a week, two, about a month, a quarter, a year...
@@ -257,7 +258,7 @@ def day_charts(days: dict[str, Group]) -> list[Chart]:
 
 def _date_ticks(first: date, span: int, slot: float, width: float) -> list[Tick]:
     """Dates under the axis, every k days (k round: 1, 2, 7, 14, 30, ... days)."""
-    every = next((days for days in DAY_STEPS if -(-span // days) < MAX_X_LABELS), DAY_STEPS[-1])
+    every = next((days for days in DAY_STEPS if days * slot >= DATE_LABEL_SPACE), DAY_STEPS[-1])
     return [_x_tick(LEFT + offset * slot + width / 2, (first + timedelta(days=offset)).isoformat()) for offset in range(0, span, every)]
 
 
