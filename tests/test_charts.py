@@ -160,3 +160,14 @@ def test_index_day_charts_follow_dates_and_hold_no_links(tmp_path):
         assert dates == sorted(dates) and len(dates) == 10  # the example sessions start on 10 days
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
         assert labels == ["2025-06-20", "2025-12-19", "2026-06-19"]  # 530 days: a label every 182
+
+
+def test_absurd_figures_draw_no_chart_instead_of_failing_the_page():
+    session = long_session(3)
+    session.steps[0].reward, session.steps[1].reward = 1e308, 1e308  # their sum overflows
+    assert charts.reward_bars(session) is None
+    session.steps[0].cost = session.steps[1].cost = Cost(1e308, "log")
+    assert charts.cost_bars(session) is not None  # each group of one step is still finite
+    session.steps.extend(long_session(400).steps)
+    session.number_steps()  # 403 steps, two per bar: steps 1 and 2 now share one
+    assert charts.cost_bars(session) is None

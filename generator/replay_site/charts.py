@@ -92,7 +92,6 @@ class Chart:
     right: int = RIGHT
     top: int = TOP
     bottom: int = BOTTOM
-    error_row_y: int = ERROR_ROW_Y
     label_y: int = LABEL_Y
     title_y: int = TITLE_Y
 
@@ -181,6 +180,8 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
     size = group_size(len(steps))
     groups = [steps[start:start + size] for start in range(0, len(steps), size)]
     sums = [sum(costs[start:start + size]) for start in range(0, len(steps), size)]
+    if not all(map(math.isfinite, sums)):  # absurd figures in a log: no chart beats a wrong one
+        return None
     _, top, y_ticks = _y_axis(0.0, max(sums), money, MONEY_RESOLUTION)
     slot, width = _slots(len(groups))
     bars, rows = [], []
@@ -222,6 +223,8 @@ def reward_bars(session: Session, slug: str | None = None, from_path: str | None
     groups = [steps[start:start + size] for start in range(0, len(steps), size)]
     rewards = [sum(step.reward or 0.0 for step in group) for group in groups]
     totals = [cumulative[min(start + size, len(steps)) - 1] for start in range(0, len(steps), size)]
+    if not all(map(math.isfinite, [*rewards, *totals])):
+        return None
     bottom, top, y_ticks = _y_axis(min([0.0, *rewards, *totals]), max([0.0, *rewards, *totals]), _number, 1e-6)
     scale = (BOTTOM - TOP) / (top - bottom)
     zero = BOTTOM + bottom * scale
