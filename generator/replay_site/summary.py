@@ -56,13 +56,13 @@ class SessionSummary:
     cost_with_children_usd: float | None
     cost_with_children_is_lower_bound: bool
     warnings: int
-    outcome: str  # one of OUTCOMES, see outcome()
     parent: str | None
     relation: str | None
     children: list[str]
     # The page of the top-level session read with this one: parent/child ids are resolved
     # inside a family, since the same id can turn up in two sources (a copied log).
     family: str
+    outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -84,6 +84,25 @@ def iso(moment: datetime | None) -> str | None:
 def cost_usd(total: CostTotal) -> float | None:
     """A total's dollars as the JSON outputs give them: None (unknown) when nothing was priced."""
     return round(total.usd, 6) if total.priced_steps else None
+
+
+def by_model(session: Session) -> dict[str, ModelFigures]:
+    figures: dict[str, ModelFigures] = {}
+    for step in session.steps:
+        if not (step.usage or step.cost):
+            continue
+        entry = figures.setdefault(step.model or "unknown model", ModelFigures())
+        entry.steps += 1
+        usage = step.usage or Usage()
+        entry.input_tokens += usage.input
+        entry.output_tokens += usage.output
+        entry.cache_read_tokens += usage.cache_read
+        entry.cache_write_tokens += usage.cache_write
+        if step.cost and step.cost.usd is not None:
+            entry.cost_usd = round(entry.cost_usd + step.cost.usd, 6)
+        elif step.cost:
+            entry.unpriced_steps += 1
+    return dict(sorted(figures.items()))
 
 
 # How a session ended, as the index shows and filters it.
@@ -114,25 +133,6 @@ def outcome(session: Session) -> str:
     if session.status in UNFINISHED_STATUS or not last or last.kind != "assistant":
         return "unknown"
     return "unknown" if any(call.missing_result for call in last.tool_calls) else "completed"
-
-
-def by_model(session: Session) -> dict[str, ModelFigures]:
-    figures: dict[str, ModelFigures] = {}
-    for step in session.steps:
-        if not (step.usage or step.cost):
-            continue
-        entry = figures.setdefault(step.model or "unknown model", ModelFigures())
-        entry.steps += 1
-        usage = step.usage or Usage()
-        entry.input_tokens += usage.input
-        entry.output_tokens += usage.output
-        entry.cache_read_tokens += usage.cache_read
-        entry.cache_write_tokens += usage.cache_write
-        if step.cost and step.cost.usd is not None:
-            entry.cost_usd = round(entry.cost_usd + step.cost.usd, 6)
-        elif step.cost:
-            entry.unpriced_steps += 1
-    return dict(sorted(figures.items()))
 
 
 def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
@@ -171,10 +171,10 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         cost_with_children_usd=cost_usd(with_children),
         cost_with_children_is_lower_bound=with_children.is_lower_bound,
         warnings=len(session.problems),
-        outcome=outcome(session),
         parent=session.parent_id,
         relation=session.relation if session.parent_id else None,
         children=[child.id for child in session.children],
         family=family,
+        outcome=outcome(session),
         by_model=by_model(session),
     )
