@@ -129,6 +129,11 @@ def test_failed_calls_and_other_errors_are_separate_columns(example_site):
         row = rows[entry["page"]]
         assert int(row.select_one("td.failed-calls").get_text()) == entry["failed_tool_calls"]
         assert int(row.select_one("td.other-errors").get_text()) == entry["errors"] - entry["failed_tool_calls"]
+    cards = {div.select_one(".label").get_text(strip=True): div.select_one(".figure").get_text(strip=True)
+             for div in index.select("section.totals > div")}
+    data = entries(example_site)
+    assert cards["failed tool calls"] == str(sum(e["failed_tool_calls"] for e in data))
+    assert cards["other errors"] == str(sum(e["errors"] - e["failed_tool_calls"] for e in data))
     # tests/data/claude/-home-dev-calc-demo/5b1e7c2a-….jsonl: line 11 a tool_result with
     # is_error true (one failed call), line 24 an isApiErrorMessage (an error that is no call)
     claude = next(e for e in entries(example_site) if e["id"] == "5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c")
