@@ -1,4 +1,5 @@
-"""Charts as Chromium lays them out: every axis label inside the picture, no tab stop in it."""
+"""The index and the charts as Chromium lays them out: the session table on the first screen,
+every axis label inside its picture, no tab stop inside a chart."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,3 +53,13 @@ def test_tabbing_never_stops_inside_a_chart(browser, chart_site):  # noqa: F811
         inside += page.evaluate("() => !!(document.activeElement && document.activeElement.closest('svg'))")
     page.close()
     assert inside == 0
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_the_session_table_starts_on_the_first_screen(browser, chart_site, width, height):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto((chart_site / "index.html").as_uri())
+    # the table's header and at least its first row are visible without scrolling
+    first_row = page.evaluate("() => document.querySelector('table.session-table tbody tr').getBoundingClientRect().bottom")
+    page.close()
+    assert first_row <= height
