@@ -63,6 +63,10 @@ class SessionSummary:
     # inside a family, since the same id can turn up in two sources (a copied log).
     family: str
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Credentials replaced by --redact, by kind (filled by redaction; empty without it).
+    redactions: dict[str, int] = field(default_factory=dict)
+    # Child session id -> the step of this session that spawned it (for "Subagent of" links).
+    child_steps: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -102,6 +106,16 @@ def by_model(session: Session) -> dict[str, ModelFigures]:
         elif step.cost:
             entry.unpriced_steps += 1
     return dict(sorted(figures.items()))
+
+
+def child_steps(session: Session) -> dict[str, int]:
+    """Each child session's spawning step: the first step whose call or record names it."""
+    found: dict[str, int] = {}
+    for step in session.steps:
+        for child in [*(call.child_session_id for call in step.tool_calls), *step.child_session_ids]:
+            if child:
+                found.setdefault(child, step.number)
+    return found
 
 
 def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
@@ -145,4 +159,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         children=[child.id for child in session.children],
         family=family,
         by_model=by_model(session),
+        child_steps=child_steps(session),
     )
