@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import __version__, charts, formatting, highlight, views, views_steps
+from . import __version__, charts, formatting, highlight, paging, views, views_steps
 from .compare import Comparison
 from .model import Session
 from .summary import SessionSummary
@@ -85,6 +85,7 @@ class Renderer:
         self.env.filters["markdown"] = highlight.markdown
         self.env.filters["highlight"] = highlight.code
         self.env.globals["cost_text"] = formatting.cost
+        self.env.globals["step_link"] = _compare_step_link
         self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT, inline=None)
 
     def static_files(self) -> dict[str, bytes]:
@@ -179,6 +180,12 @@ class InlineAssets:
 
 def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _compare_step_link(first_page: str, step: int) -> str:
+    """From a comparison page (compare/<a>--<b>.html), a link to step `step` of the session
+    whose first page is `first_page` (../sessions/<slug>.html), on the page that holds it."""
+    return paging.step_href(Path(first_page).stem, step, "compare/page.html")
 
 
 def _relinked(chart: Any, layout: views.Layout, page_path: str) -> Any:
