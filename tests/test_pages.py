@@ -218,3 +218,18 @@ def test_export_of_a_long_session_is_one_page_with_every_step(tmp_path):
     assert not page.select("nav.page-nav")
     for anchor in page.find_all("a", href=True):
         assert anchor["href"].startswith("#"), anchor["href"]
+
+
+def test_redactions_are_reported_in_the_header(data):
+    from replay_site.readers import registry
+    from replay_site.render import PageNav, Renderer
+    from replay_site.summary import summarize
+
+    (source,) = [s for s in registry()["glue"].find(data / "glue") if s.path.name == "legacy-mixed.jsonl"]
+    (session,) = registry()["glue"].read(source)
+    summary = summarize(session, "Glue", "sessions/x.html", "sessions/x.html")
+    plain = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
+    assert plain.select_one(".redactions") is None
+    summary.redactions = {"api key": 2, "jwt": 1}
+    page = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
+    assert "api key: 2 replacements, jwt: 1 replacement" in page.select_one(".redactions").get_text(" ", strip=True)

@@ -237,7 +237,7 @@ def page_view(session: Session, layout: Layout, page: int, head: Header, index: 
                   for k in range(1, layout.pages + 1)] if layout.pages > 1 else []
     prev_link, next_link = (_link(nav.prev, path), _link(nav.next, path)) if nav else (None, None)
     session_map = {
-        "pages": [[r.start, r.stop - 1, paging.relative(layout.path(k), path)]
+        "pages": [[r.start, r.stop - 1, "" if layout.single else paging.relative(layout.path(k), path)]
                   for k in range(1, layout.pages + 1) if (r := layout.steps_of(k))],
         "errors": [number for number, _ in index.errors],
         "failed": index.failed,
