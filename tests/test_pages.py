@@ -233,3 +233,26 @@ def test_redactions_are_reported_in_the_header(data):
     summary.redactions = {"api key": 2, "jwt": 1}
     page = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
     assert "api key: 2 replacements, jwt: 1 replacement" in page.select_one(".redactions").get_text(" ", strip=True)
+
+
+def test_prose_shown_without_the_markdown_parser_reads_as_the_parser_would_show_it(data, corpus):
+    """Plain prose skips markdown-it; for every such text in the examples and the corpus, its
+    paragraphs must hold the same text as markdown-it's paragraphs would (up to white space,
+    which HTML collapses anyway)."""
+    from replay_site import highlight
+    from replay_site.discover import discover, pick_readers
+    from replay_site.readers import registry
+
+    checked = 0
+    for source in discover([data, corpus], pick_readers("auto"), []):
+        for top in registry()[source.format].read(source):
+            for session in top.walk():
+                for text in (t for step in session.steps for t in (step.text, step.thinking) if t):
+                    if highlight.has_markdown(text):
+                        continue
+                    parsed = BeautifulSoup(highlight.markdown(text), "html.parser")
+                    expected = [" ".join(p.split()) for p in highlight.paragraphs(text)]
+                    assert [" ".join(p.get_text().split()) for p in parsed.find_all("p")] == expected, text[:200]
+                    assert len(parsed.find_all(True)) == len(parsed.find_all("p")), text[:200]
+                    checked += 1
+    assert checked > 50
