@@ -103,7 +103,7 @@ class Renderer:
         (`sessions/<slug>/<k>.html`) and the side files of texts cut on the pages."""
         layout = views.Layout(nav.slug, len(session.steps))
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
-        pages = self._session_pages(session, summary, nav, layout, side, f"{{root}}assets/search/{nav.slug}.js")
+        pages = self._session_pages(session, summary, nav, layout, side, f"assets/search/{nav.slug}.js")
         files = {layout.path(number): html for number, html in enumerate(pages[1:], start=2)}
         files.update(side.files)
         return RenderedPage(pages[0], files)
@@ -150,8 +150,7 @@ class Renderer:
         charts_shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
         pages = []
         for number in range(1, layout.pages + 1):
-            page = views.page_view(session, layout, number, head, index, nav, side,
-                                   shard.replace("{root}", "../" * layout.path(number).count("/")) if shard else None)
+            page = views.page_view(session, layout, number, head, index, nav, side, shard)
             if number == 1:  # the whole session's charts, on its first page
                 page.charts = [_relinked(chart, layout, page.path) for chart in charts_shown]
             pages.append(template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "",
