@@ -256,3 +256,17 @@ def test_prose_shown_without_the_markdown_parser_reads_as_the_parser_would_show_
                     assert len(parsed.find_all(True)) == len(parsed.find_all("p")), text[:200]
                     checked += 1
     assert checked > 50
+
+
+def test_folded_steps_of_any_kind_keep_their_text_folded(tmp_path):
+    # tests/data/claude/-home-dev-notebooks rewinds: its abandoned branch holds user and
+    # assistant steps the reader folds; their text must sit inside a closed <details>.
+    out = tmp_path / "site"
+    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
+    kinds = set()
+    for path in (out / "sessions").glob("*.html"):
+        for step in soup(path).select("li.step.collapsed-step"):
+            for prose in step.select(".prose"):
+                assert prose.find_parent("details") is not None, (path.name, step["id"])
+                kinds.add(step["data-kind"])
+    assert {"user", "assistant"} <= kinds, kinds
