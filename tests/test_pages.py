@@ -86,6 +86,15 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     late_prompt = next(a for a in prompts if int(a["data-step"]) >= 9000)
     number = int(late_prompt["data-step"])
     assert late_prompt["href"] == f"{slug}/{paging.page_of(number)}.html#step-{number}"
+    # the cost chart's bars name the page of their step too
+    ids: dict[Path, set[str]] = {}
+    chart_links = {a["href"] for a in page.select("figure.chart a")}
+    for href in chart_links:
+        file, fragment = target_of(first, href)
+        if file not in ids:
+            ids[file] = {f"step-{n}" for n in STEP_ID.findall(file.read_text())}
+        assert fragment in ids[file], href
+    assert len(ids) > 40, "the chart links steps on (nearly) every page"
     # on the page holding step 9000, links to it stay on the page; links back name page 1
     holder = out / paging.page_path(slug, paging.page_of(9000))
     there = soup(holder)
