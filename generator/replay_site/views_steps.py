@@ -158,7 +158,7 @@ class StepView:
     variables: list[tuple[Variable, TextView]]  # (name, type, changed; its capped value)
     variables_changed: int
     memory_notes: list[TextView]
-    details: list[tuple[Detail, TextView]]
+    details: list[tuple[Detail, TextView, bool]]  # (label and language, capped text, highlighted)
     checkpoint: str | None
     children: list[LinkView]
     children_missing: list[str]
@@ -284,12 +284,18 @@ def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, run
                    for index, variable in enumerate(step.variables, start=1)],
         memory_notes=[text_view(note, f"{number}-memory-{index}", side, page_path)
                       for index, note in enumerate(step.memory_notes, start=1)],
-        details=[(detail, text_view(detail.text, f"{number}-detail-{index}", side, page_path))
-                 for index, detail in enumerate(step.details, start=1)],
+        details=[_detail(detail, f"{number}-detail-{index}", side, page_path) for index, detail in enumerate(step.details, start=1)],
         checkpoint=step.checkpoint,
         children=[children[cid] for cid in extra_children if cid in children],
         children_missing=[cid for cid in extra_children if cid not in children],
     )
+
+
+def _detail(detail: Detail, name: str, side: SideFiles, page_path: str) -> tuple[Detail, TextView, bool]:
+    """A labelled block; raw JSON stays plain (its lexer costs more than the page gains)."""
+    text = text_view(detail.text, name, side, page_path)
+    colour = bool(detail.language) and detail.language != "json" and not text.cut and len(text.text) <= highlight.HIGHLIGHT_LIMIT
+    return detail, text, colour
 
 
 def nav_label(view: StepView) -> str:
