@@ -117,7 +117,7 @@ def test_claude_subagents_roll_up_once(corpus, built):
         16_914, 1_046, 214_627, 54_148)
     assert parent["input_tokens"] == 33  # the parent's own figure stays its own
     page = BeautifulSoup((built[0] / parent["page"]).read_bytes(), "html.parser").get_text(" ", strip=True)
-    assert "≈ $0.2996 with subagents" in page
+    assert "Cost with subagents ≈ $0.2996" in page
 
     # New layout: <session>/subagents/agent-a485154.jsonl.
     parent = summary_of(document, "claude/codemie/incremental-subagents/turn-1.jsonl")
