@@ -62,6 +62,7 @@ class SessionSummary:
     # The page of the top-level session read with this one: parent/child ids are resolved
     # inside a family, since the same id can turn up in two sources (a copied log).
     family: str
+    outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -104,6 +105,35 @@ def by_model(session: Session) -> dict[str, ModelFigures]:
     return dict(sorted(figures.items()))
 
 
+# How a session ended, as the index shows and filters it.
+OUTCOMES = ("completed", "failed", "interrupted", "api_error", "unknown")
+
+# Glue's termination_status and rlm's completion flag, read into Session.status: what the log
+# itself says about the end. "running" and "incomplete" say only that it did not finish.
+STATED_STATUS = {"completed": "completed", "failed": "failed", "cancelled": "interrupted", "interrupted": "interrupted"}
+UNFINISHED_STATUS = {"running", "incomplete"}
+
+
+def outcome(session: Session) -> str:
+    """How the session ended. What the log states wins (the reader's `outcome`, then its
+    `status`); otherwise: the last tool call failed, or the last user or assistant step
+    carries an error -> failed; the agent had the last word (the last such step is the
+    assistant's, its calls all answered) -> completed; anything else (no steps, a user message left unanswered, a call whose result
+    never came) -> unknown, since guessing "interrupted" there would be a claim the log does
+    not make."""
+    stated = getattr(session, "outcome", None) or STATED_STATUS.get(session.status or "")
+    if stated:
+        return stated
+    calls = [call for step in session.steps for call in step.tool_calls]
+    turns = [step for step in session.steps if step.kind in ("user", "assistant")]
+    last = turns[-1] if turns else None
+    if (calls and calls[-1].is_error) or (last and last.error):
+        return "failed"
+    if session.status in UNFINISHED_STATUS or not last or last.kind != "assistant":
+        return "unknown"
+    return "unknown" if any(call.missing_result for call in last.tool_calls) else "completed"
+
+
 def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
     usage = session.usage
     cost = session.cost
@@ -144,5 +174,6 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         relation=session.relation if session.parent_id else None,
         children=[child.id for child in session.children],
         family=family,
+        outcome=outcome(session),
         by_model=by_model(session),
     )

@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, fields
 
 from .model import CostTotal
-from .summary import ModelFigures, SessionSummary
+from .summary import OUTCOMES, ModelFigures, SessionSummary
 
 
 @dataclass
@@ -36,6 +36,8 @@ class SiteFigures:
     by_day: dict[str, Group] = field(default_factory=dict)
     by_project: dict[str, Group] = field(default_factory=dict)
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Sessions per outcome, every outcome present in OUTCOMES order (zero counts included).
+    by_outcome: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
 
     @property
     def tokens(self) -> int:
@@ -64,6 +66,7 @@ def site_figures(summaries: list[SessionSummary]) -> SiteFigures:
                      "cache_read_tokens", "cache_write_tokens", "warnings"):
             setattr(figures, name, getattr(figures, name) + getattr(s, name))
         figures.cost.merge(_cost(s))
+        figures.by_outcome[s.outcome] += 1
         if s.started_at:
             _count(days[s.started_at[:10]], s)
         if s.project:
