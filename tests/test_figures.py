@@ -111,7 +111,7 @@ def test_claude_subagents_roll_up_once(corpus, built):
     # Own + each child exactly once: 0.2159721 + 0.063714 + 0.0198693 = 0.2995554.
     assert parent["cost_with_children_usd"] == pytest.approx(0.2995554, abs=2e-6)
     page = BeautifulSoup((built[0] / parent["page"]).read_bytes(), "html.parser").get_text(" ", strip=True)
-    assert "≈ $0.2996 with subagents" in page
+    assert "Cost with subagents ≈ $0.2996" in page
 
     # New layout: <session>/subagents/agent-a485154.jsonl.
     parent = summary_of(document, "claude/codemie/incremental-subagents/turn-1.jsonl")

@@ -104,7 +104,7 @@ def test_index_shows_unknown_and_a_lower_bound_listing_unpriced_models(built):
     for summary in document["sessions"]:
         if summary["source"] == "gptme/native-wordfreq/conversation.jsonl":
             row = index.find("a", href=summary["page"]).find_parent("tr")
-            cost_cell = row.select_one("span.unknown").find_parent("td")
+            cost_cell = row.select_one("span.cost-unknown").find_parent("td")
             assert cost_cell.get_text(strip=True) == "unknown" and cost_cell["data-value"] == "-1"
             assert "$0" not in row.get_text()
     note = index.select_one("p.note").get_text(" ", strip=True)

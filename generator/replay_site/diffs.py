@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from .model import FileChange
 
@@ -36,3 +38,69 @@ def hunks_to_diff(hunks: Iterable[dict]) -> str:
         )
         out.extend(line.rstrip("\n") + "\n" for line in hunk.get("lines", []) if isinstance(line, str))
     return "".join(out)
+
+
+# A new file longer than this many lines is shown folded.
+NEW_FILE_FOLD = 300
+
+
+@dataclass
+class DiffRow:
+    kind: str  # hunk | add | del | ctx | file
+    old: int | None  # line numbers for the gutter
+    new: int | None
+    text: str
+    gutter: str = ""  # the old and new numbers, padded to the diff's widest
+
+
+@dataclass
+class DiffView:
+    """A FileChange ready to show: rows with line numbers, +N/−M, and whether it is a whole
+    new file (shown as the file, not as an all-added diff)."""
+
+    path: str
+    kind: str
+    new_path: str | None
+    rows: list[DiffRow] = field(default_factory=list)
+    added: int = 0
+    removed: int = 0
+    new_file_text: str | None = None  # the file's content, when the change only adds lines
+
+    @property
+    def folded(self) -> bool:
+        return self.new_file_text is not None and self.added > NEW_FILE_FOLD
+
+
+_HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def diff_view(change: FileChange) -> DiffView:
+    view = DiffView(change.path, change.kind, change.new_path)
+    old = new = 0
+    for line in change.diff.splitlines():
+        if line.startswith("@@"):
+            start = _HUNK.match(line)
+            old, new = (int(start.group(1)), int(start.group(2))) if start else (old, new)
+            view.rows.append(DiffRow("hunk", None, None, line))
+        elif line.startswith(("+++ ", "--- ")):
+            view.rows.append(DiffRow("file", None, None, line))
+        elif line.startswith("+"):
+            view.added += 1
+            view.rows.append(DiffRow("add", None, new, line))
+            new += 1
+        elif line.startswith("-"):
+            view.removed += 1
+            view.rows.append(DiffRow("del", old, None, line))
+            old += 1
+        elif line.startswith("\\"):  # "\ No newline at end of file"
+            view.rows.append(DiffRow("file", None, None, line))
+        else:
+            view.rows.append(DiffRow("ctx", old, new, line))
+            old += 1
+            new += 1
+    width = len(str(max(old, new)))
+    for row in view.rows:
+        row.gutter = f"{row.old or '':>{width}} {row.new or '':>{width}} "
+    if view.added and not view.removed and all(row.kind in ("add", "hunk") for row in view.rows):
+        view.new_file_text = "\n".join(row.text[1:] for row in view.rows if row.kind == "add")
+    return view

@@ -1,11 +1,17 @@
-"""Jinja filters that turn numbers and times into the strings pages show."""
+"""How every figure is written, on pages and in the terminal alike: one place, one way.
+
+A cost is always written the same way (see `cost`): "$0.0586" as the log recorded it,
+"≈ $0.0586" estimated from tokens, "≥ $0.0586" when some steps have no price (a lower
+bound), "unknown" when nothing could be priced and "—" when there was nothing to price.
+"""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .model import CostTotal, Session
+from .model import Cost, CostTotal, Usage
 
 
 def when(moment: datetime | str | None, local: bool = False) -> str:
@@ -34,6 +40,7 @@ def duration(seconds: float | None) -> str:
 
 
 def money(usd: float | None) -> str:
+    """Dollars alone, without a mark; `cost` is what pages show."""
     if usd is None:
         return "unknown"
     if usd == 0:
@@ -41,19 +48,85 @@ def money(usd: float | None) -> str:
     return f"${usd:.4f}" if usd < 10 else f"${usd:,.2f}"
 
 
+@dataclass(frozen=True)
+class CostText:
+    """A cost as written: `text` for cells and lines, `note` saying where it comes from
+    (a tooltip on pages), `mark` naming the kind (a CSS class `cost-<mark>`)."""
+
+    text: str
+    note: str
+    mark: str  # log | estimate | lower-bound | unknown | none
+
+    def __str__(self) -> str:
+        return self.text
+
+
+NOTHING_TO_PRICE = CostText("—", "nothing to price: the log has no tokens or costs", "none")
+
+
+def cost(usd: float | None, estimated: bool = False, unpriced: int | None = 0) -> CostText:
+    """The one way to write a cost. `usd` None means nothing was priced; `unpriced` counts the
+    steps without a price (None: some, number unknown)."""
+    if usd is None:
+        if unpriced == 0:
+            return NOTHING_TO_PRICE
+        return CostText("unknown", "no price known for this model", "unknown")
+    amount = money(usd)
+    if unpriced != 0:
+        missing = "some steps" if unpriced is None else counted(unpriced, "step")
+        rest = "; the rest estimated from tokens" if estimated else ""
+        return CostText(f"≥ {amount}", f"a lower bound: {missing} without a price not included{rest}", "lower-bound")
+    if estimated:
+        return CostText(f"≈ {amount}", "estimated from tokens", "estimate")
+    return CostText(amount, "as recorded in the log", "log")
+
+
+def step_cost(value: Cost | None) -> CostText | None:
+    if value is None:
+        return None
+    return cost(value.usd, value.source == "estimate", 0 if value.usd is not None else 1)
+
+
+def total_cost(total: CostTotal) -> CostText:
+    return cost(total.usd if total.priced_steps else None, total.estimated_steps > 0, total.unpriced_steps)
+
+
 def cost_total(total: CostTotal) -> str:
-    """A session or site total that never passes off unpriced steps as $0."""
-    if total.priced_steps == 0:
-        return "unknown" if total.unpriced_steps else "—"
-    text = money(total.usd)
-    if total.is_lower_bound:
-        steps = "step" if total.unpriced_steps == 1 else "steps"
-        return f"≥ {text}, {total.unpriced_steps} {steps} unpriced"
-    return ("≈ " if total.source == "estimate" else "") + text
+    """A session or site total as text (never passes off unpriced steps as $0)."""
+    return total_cost(total).text
+
+
+def summary_cost(summary: Any, with_children: bool = False) -> CostText:
+    """A SessionSummary's own cost, or with its subagents (whose unpriced count it does not keep)."""
+    if with_children:
+        lower = summary.cost_with_children_is_lower_bound
+        return cost(summary.cost_with_children_usd, summary.estimated_steps > 0, None if lower else 0)
+    return cost(summary.cost_usd, summary.estimated_steps > 0, summary.unpriced_steps)
 
 
 def tokens(count: int | None) -> str:
     return "—" if count is None else f"{count:,}"
+
+
+def usage_line(usage: Usage) -> str:
+    """A step's tokens on one line: `3 in · 80 out · 20,000 cached · 200 cache write`."""
+    parts = [f"{usage.input:,} in", f"{usage.output:,} out"]
+    if usage.cache_read:
+        parts.append(f"{usage.cache_read:,} cached")
+    if usage.cache_write:
+        parts.append(f"{usage.cache_write:,} cache write")
+    return " · ".join(parts)
+
+
+def usage_breakdown(usage: Usage) -> str:
+    """A session's tokens spelled out, for the header."""
+    text = f"{usage.input:,} input, {usage.output:,} output"
+    if usage.reasoning:
+        text += f" of which {usage.reasoning:,} reasoning"
+    text += f", {usage.cache_read:,} cache read, {usage.cache_write:,} cache write"
+    if usage.cache_write_1h:
+        text += f", of which {usage.cache_write_1h:,} for 1 hour"
+    return text
 
 
 def counted(count: int, noun: str) -> str:
@@ -61,16 +134,21 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
+def number(value: float) -> str:
+    """A reward or other measured value, as short as it stays exact (`%g`)."""
+    return f"{value:g}"
+
+
 def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def running_costs(session: Session) -> dict[int, CostTotal]:
-    """Step number -> the cost of steps 1..N, a lower bound once an unpriced step has passed."""
-    running, total = {}, CostTotal()
-    for step in session.steps:
+def running_costs(steps: list) -> list[CostText]:
+    """The cost of steps 1..N for every N, in one pass: a lower bound once an unpriced step has passed."""
+    running, total = [], CostTotal()
+    for step in steps:
         total.add(step.cost, step.model)
-        running[step.number] = CostTotal(total.usd, total.priced_steps, total.estimated_steps, total.unpriced_steps)
+        running.append(total_cost(total))
     return running
 
 
@@ -79,6 +157,7 @@ FILTERS = {
     "duration": duration,
     "money": money,
     "cost_total": cost_total,
+    "summary_cost": summary_cost,
     "tokens": tokens,
     "pretty_json": pretty_json,
     "counted": counted,

@@ -6,6 +6,7 @@ URL from some host; pygments escapes the code it highlights.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -15,20 +16,35 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-# Highlighting is superlinear on pathological input; past this size code is shown plain.
-HIGHLIGHT_LIMIT = 200_000
+# Highlighting costs far more than escaping and is superlinear on pathological input; past
+# this size code is shown plain.
+HIGHLIGHT_LIMIT = 20_000
 
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-def _lexer(language: str | None, filename: str | None = None):
+@lru_cache(maxsize=None)
+def _lexer_by_name(language: str):
+    """One lexer per language per process: looking one up scans pygments' registry."""
     try:
-        if language:
-            return get_lexer_by_name(language)
-        if filename:
-            return get_lexer_for_filename(filename)
+        return get_lexer_by_name(language)
     except ClassNotFound:
-        pass
+        return None
+
+
+@lru_cache(maxsize=None)
+def _lexer_by_suffix(suffix: str):
+    try:
+        return get_lexer_for_filename("file" + suffix)
+    except ClassNotFound:
+        return None
+
+
+def _lexer(language: str | None, filename: str | None = None):
+    if language:
+        return _lexer_by_name(language.lower())
+    if filename and "." in filename.rsplit("/", 1)[-1]:
+        return _lexer_by_suffix("." + filename.rsplit(".", 1)[-1].lower())
     return None
 
 
@@ -69,22 +85,19 @@ def markdown(text: str | None) -> Markup:
     return Markup(_markdown().render(text or ""))
 
 
-def diff_rows(diff: str) -> list[tuple[str, str]]:
-    """(css class, line) pairs of a unified diff, for the template to colour."""
-    rows = []
-    for line in (diff or "").splitlines():
-        if line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith(("+++", "---")):
-            kind = "file"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "ctx"
-        rows.append((kind, line))
-    return rows
+# Anything markdown would turn into markup or change: emphasis, code, links, headings,
+# lists, quotes, tables, entities, escapes, indented code, hard breaks, rules.
+_MARKDOWN_SYNTAX = re.compile(r"[*_`\[\]<>#|~&\\]|^ {0,3}(?:[-+*]|\d{1,9}[.)]|>)(?:\s|$)|^(?: {4}|\t)|  $|^ {0,3}[=-]+ *$", re.M)
+
+
+def has_markdown(text: str) -> bool:
+    """False for plain prose, which is shown as paragraphs without running the parser."""
+    return _MARKDOWN_SYNTAX.search(text) is not None
+
+
+def paragraphs(text: str) -> list[str]:
+    """Plain prose split where markdown would split it: at blank lines."""
+    return [block.strip() for block in re.split(r"\n[ \t]*\n", text) if block.strip()]
 
 
 LIGHT_STYLE, DARK_STYLE = "xcode", "github-dark"  # every token colour of each passes WCAG AA on its background

@@ -10,18 +10,19 @@ import base64
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from . import __version__, charts, formatting, highlight
+from . import __version__, charts, formatting, highlight, views, views_steps
 from .compare import Comparison
-from .model import Session, ToolCall
+from .model import Session
 from .summary import SessionSummary
 from .totals import SiteFigures
 
-# Outputs longer than this are cut on the page; the full text is written beside it.
-OUTPUT_LIMIT = 50_000
+# Texts longer than this are cut on the page; the full text is written beside it.
+OUTPUT_LIMIT = views_steps.FIELD_LIMIT
 # Inline images larger than this (base64 characters) are replaced by a note.
 IMAGE_LIMIT = 2_000_000
 
@@ -46,13 +47,6 @@ class PageNav:
     @property
     def page(self) -> str:
         return f"sessions/{self.slug}.html"
-
-
-@dataclass
-class OutputView:
-    text: str
-    full_chars: int
-    href: str | None = None  # relative link to the full text when cut
 
 
 @dataclass
@@ -85,11 +79,12 @@ class Renderer:
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # templates are read once per process; includes then cost no stat()
         )
         self.env.filters.update(formatting.FILTERS)
         self.env.filters["markdown"] = highlight.markdown
         self.env.filters["highlight"] = highlight.code
-        self.env.filters["diff_rows"] = highlight.diff_rows
+        self.env.globals["cost_text"] = formatting.cost
         self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT, inline=None)
 
     def static_files(self) -> dict[str, bytes]:
@@ -103,8 +98,14 @@ class Renderer:
         return files
 
     def session_page(self, session: Session, summary: SessionSummary, nav: PageNav) -> RenderedPage:
-        outputs, files = self._outputs(session, nav.slug, OUTPUT_LIMIT)
-        return RenderedPage(self._session_html(session, summary, nav, outputs, "../"), files)
+        """Every page of a session (paging.py): `html` is the first, `files` holds the others
+        (`sessions/<slug>/<k>.html`) and the side files of texts cut on the pages."""
+        layout = views.Layout(nav.slug, len(session.steps))
+        side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
+        pages = self._session_pages(session, summary, nav, layout, side, f"{{root}}assets/search/{nav.slug}.js")
+        files = {layout.path(number): html for number, html in enumerate(pages[1:], start=2)}
+        files.update(side.files)
+        return RenderedPage(pages[0], files)
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> RenderedPage:
         """What stands in for a session page the renderer failed on: its figures, the error,
@@ -134,23 +135,27 @@ class Renderer:
 
     def standalone_session_page(self, session: Session, summary: SessionSummary) -> str:
         """One session as a single HTML file to attach to a bug report: CSS and JS inline,
-        outputs uncut (there is no folder beside it), no links to pages that are not in it."""
-        outputs, _ = self._outputs(session, "", None)
-        return self._session_html(session, summary, PageNav(""), outputs, "", self.inline_assets())
+        every step on one page, texts uncut (there is no folder beside it), no links to
+        pages that are not in it."""
+        layout = views.Layout("", len(session.steps), single=True)
+        side = views.SideFiles("", None)
+        return self._session_pages(session, summary, None, layout, side, None, self.inline_assets())[0]
 
-    def _session_html(self, session: Session, summary: SessionSummary, nav: PageNav,
-                      outputs: dict[tuple[int, int], OutputView], root: str, inline: InlineAssets | None = None) -> str:
-        return self.env.get_template("session.html").render(
-            root=root,
-            session=session,
-            summary=summary,
-            nav=nav,
-            outputs=outputs,
-            running_cost=formatting.running_costs(session),
-            cost_chart=charts.cost_bars(session),
-            reward_chart=charts.reward_bars(session),
-            inline=inline,
-        )
+    def _session_pages(self, session: Session, summary: SessionSummary, nav: PageNav | None, layout: views.Layout,
+                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> list[str]:
+        template = self.env.get_template("session.html")
+        head = views.header(session, summary, standalone=inline is not None)
+        index = views.session_index(session)
+        charts_shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
+        pages = []
+        for number in range(1, layout.pages + 1):
+            page = views.page_view(session, layout, number, head, index, nav, side,
+                                   shard.replace("{root}", "../" * layout.path(number).count("/")) if shard else None)
+            if number == 1:  # the whole session's charts, on its first page
+                page.charts = [_relinked(chart, layout, page.path) for chart in charts_shown]
+            pages.append(template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "",
+                                         inline=inline))
+        return pages
 
     def inline_assets(self) -> InlineAssets:
         """The theme's CSS (with pygments') and JS for inline <style> and <script> blocks.
@@ -162,17 +167,6 @@ class Renderer:
         if "</" in css or "</" in js:
             raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
-
-    @staticmethod
-    def _outputs(session: Session, slug: str, limit: int | None) -> tuple[dict[tuple[int, int], OutputView], dict[str, str]]:
-        """Outputs keyed by (step, call index); past `limit` (None: never) the page shows the
-        start and the full text goes to outputs/<step>-<n>.txt beside it."""
-        views: dict[tuple[int, int], OutputView] = {}
-        files: dict[str, str] = {}
-        for step in session.steps:
-            for index, call in enumerate(step.tool_calls, start=1):
-                views[(step.number, index)] = _output_view(call, slug, step.number, index, files, limit)
-        return views, files
 
 
 @dataclass
@@ -187,10 +181,11 @@ def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-def _output_view(call: ToolCall, slug: str, step: int, index: int, files: dict[str, str], limit: int | None) -> OutputView:
-    text = call.output or ""
-    if limit is None or len(text) <= limit:
-        return OutputView(text, len(text))
-    name = f"{slug}/outputs/{step}-{index}.txt"
-    files[f"sessions/{name}"] = text
-    return OutputView(text[:limit], len(text), name)
+def _relinked(chart: Any, layout: views.Layout, page_path: str) -> Any:
+    """A chart whose links to steps (`#step-N` on its bars or rows) name the page holding each step."""
+    for items in vars(chart).values():
+        for item in items if isinstance(items, list) else ():
+            href = getattr(item, "href", None)
+            if isinstance(href, str) and href.startswith("#step-") and href[6:].isdigit():
+                item.href = layout.step_href(int(href[6:]), page_path)
+    return chart

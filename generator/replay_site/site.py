@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from . import __version__, search
+from . import __version__, paging, search
 from .cache import BuildCache, settings_key
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
@@ -285,7 +285,10 @@ def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, Ses
             nav.next = link(summaries[index + 1])
         parent = by_id.get((s.family, s.parent))
         if s.parent and parent:
+            spawned_at = parent.child_steps.get(s.id)
             nav.parent = link(parent)
+            if spawned_at:  # the link goes to the step that spawned this session, on its page
+                nav.parent.href = paging.step_href(Path(parent.page).stem, spawned_at, s.page)
         kids = [by_id[(s.family, cid)] for cid in s.children if (s.family, cid) in by_id]
         nav.children = {kid.id: Link(kid.title, Path(kid.page).name, kid) for kid in kids}
         navs[slug] = (nav, s)

@@ -64,6 +64,10 @@ class SessionSummary:
     family: str
     outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Credentials replaced by --redact, by kind (filled by redaction; empty without it).
+    redactions: dict[str, int] = field(default_factory=dict)
+    # Child session id -> the step of this session that spawned it (for "Subagent of" links).
+    child_steps: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -134,6 +138,16 @@ def outcome(session: Session) -> str:
     return "unknown" if any(call.missing_result for call in last.tool_calls) else "completed"
 
 
+def child_steps(session: Session) -> dict[str, int]:
+    """Each child session's spawning step: the first step whose call or record names it."""
+    found: dict[str, int] = {}
+    for step in session.steps:
+        for child in [*(call.child_session_id for call in step.tool_calls), *step.child_session_ids]:
+            if child:
+                found.setdefault(child, step.number)
+    return found
+
+
 def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
     usage = session.usage
     cost = session.cost
@@ -176,4 +190,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         family=family,
         outcome=outcome(session),
         by_model=by_model(session),
+        child_steps=child_steps(session),
     )

@@ -1,0 +1,256 @@
+"""Page view models of a session: what the session template prints, page by page.
+
+Figures are formatted here once (formatting.py), running costs computed once per session,
+and every link to a step names the page that holds it (paging.py). A long session becomes
+several pages of paging.PAGE_STEPS steps; the header, prompt outline and session map are on
+every page, the steps only on their own. A standalone page (export) is one page of all steps.
+"""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import formatting, paging
+from .formatting import CostText
+from .model import Fact, Problem, Session, Step
+from .summary import SessionSummary
+from .views_steps import Link, SideFiles, StepView, nav_label, step_view
+
+# The prompt outline shows this much of each user prompt; an error label this much.
+PROMPT_CHARS = 80
+ERROR_CHARS = 80
+
+
+@dataclass
+class Layout:
+    """Where the pages of one session live. `single`: one page holding every step (export)."""
+
+    slug: str
+    steps: int
+    single: bool = False
+    _prefixes: dict[tuple[int, str], str] = field(default_factory=dict, repr=False)
+
+    @property
+    def pages(self) -> int:
+        return 1 if self.single else paging.page_count(self.steps)
+
+    def path(self, page: int) -> str:
+        return paging.page_path(self.slug, page)
+
+    def page_of(self, step: int) -> int:
+        return 1 if self.single else paging.page_of(step)
+
+    def steps_of(self, page: int) -> range:
+        return range(1, self.steps + 1) if self.single else paging.page_range(page, self.steps)
+
+    def step_href(self, step: int, from_path: str) -> str:
+        """paging.step_href, with each page-to-page link worked out once (pages link to the
+        same few pages thousands of times: errors, prompts)."""
+        if self.single:
+            return f"#step-{step}"
+        key = (self.page_of(step), from_path)
+        prefix = self._prefixes.get(key)
+        if prefix is None:
+            prefix = self._prefixes[key] = paging.step_href(self.slug, step, from_path).partition("#")[0]
+        return f"{prefix}#step-{step}"
+
+
+@dataclass
+class StepLink:
+    number: int
+    href: str
+    label: str
+
+
+@dataclass
+class PageLink:
+    number: int
+    href: str
+    current: bool
+    rel: str | None  # prev | next for the neighbouring pages
+
+
+@dataclass
+class Header:
+    """The session's header, the same on every page (its links are made per page)."""
+
+    title: str
+    agent: str
+    models: str
+    started: str
+    duration: str
+    steps: str
+    tool_calls: str
+    errors: str
+    tokens: str
+    tokens_breakdown: str
+    tokens_with_children: str | None
+    cost: CostText
+    cost_with_children: CostText | None
+    unpriced_models: str
+    facts: list[Fact]
+    status: str | None
+    cwd: str | None
+    git: str | None
+    source: str
+    warnings: str
+    problems: list[Problem]
+    local_time: bool
+    relation: str
+    children_not_exported: int
+    redactions: list[tuple[str, str]]
+    priced: bool
+
+
+@dataclass
+class PageView:
+    number: int
+    pages: int
+    path: str
+    root: str
+    header: Header
+    errors: list[StepLink]
+    prompts: list[StepLink]
+    checkpoints: list[StepLink]
+    page_links: list[PageLink]
+    steps: list[StepView]
+    index: list[tuple[StepView, str]]  # (step, navigator label)
+    session_map: dict[str, Any]
+    parent: Link | None
+    children: list[Link]
+    prev: Link | None
+    next: Link | None
+    charts: list[Any] = field(default_factory=list)
+
+
+def header(session: Session, summary: SessionSummary, standalone: bool) -> Header:
+    usage, cost = session.usage, session.cost
+    rolled = session.rolled_up_children()
+    with_usage = session.usage_with_children if rolled else None
+    failed = f" ({summary.failed_tool_calls:,} failed)" if summary.failed_tool_calls else ""
+    agent = summary.agent + (f" {session.agent_version}" if session.agent_version else "")
+    git = " ".join(part for part in (session.git_branch, (session.git_commit or "")[:12]) if part) or None
+    return Header(
+        title=summary.title, agent=agent, models=", ".join(summary.models) or "—",
+        started=formatting.when(session.started_at, session.local_time),
+        duration=formatting.duration(session.duration_s),
+        steps=f"{summary.steps:,}", tool_calls=f"{summary.tool_calls:,}{failed}",
+        errors=formatting.counted(summary.errors, "error"),
+        tokens=formatting.tokens(usage.total), tokens_breakdown=formatting.usage_breakdown(usage),
+        tokens_with_children=formatting.tokens(with_usage.total) if with_usage is not None else None,
+        cost=formatting.total_cost(cost),
+        cost_with_children=formatting.total_cost(session.cost_with_children) if rolled else None,
+        unpriced_models=", ".join(cost.unpriced_models), facts=session.facts, status=session.status,
+        cwd=session.cwd, git=git, source=session.source, warnings=_warnings(session.problems),
+        problems=session.problems, local_time=session.local_time, relation=session.relation.capitalize(),
+        children_not_exported=len(session.children) if standalone else 0,
+        redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],
+        priced=cost.priced_steps > 0,
+    )
+
+
+def _warnings(problems: list[Problem]) -> str:
+    skipped = sum(1 for p in problems if p.kind == "bad_line")
+    unknown = sum(1 for p in problems if p.kind == "unknown_event")
+    other = len(problems) - skipped - unknown
+    parts = [(skipped, "skipped line"), (unknown, "unknown event"), (other, "other warning")]
+    return ", ".join(formatting.counted(count, noun) for count, noun in parts if count)
+
+
+def _first_line(text: str, limit: int) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _error_label(step: Step) -> str:
+    failed = [call for call in step.tool_calls if call.is_error]
+    if step.error:
+        label = _first_line(step.error, ERROR_CHARS) or "error"
+    else:
+        label = ", ".join(dict.fromkeys(call.name for call in failed)) + " failed"
+        codes = [call.exit_code for call in failed if call.exit_code not in (None, 0)]
+        if codes:
+            label += f" (exit {codes[0]})"
+    extra = len(failed) + (1 if step.error else 0) - 1
+    return label + (f" and {formatting.counted(extra, 'more error')}" if extra > 0 else "")
+
+
+@dataclass
+class SessionIndex:
+    """What every page needs from the whole session, gathered in one pass over its steps."""
+
+    errors: list[tuple[int, str]]
+    failed: list[int]
+    prompts: list[tuple[int, str]]
+    checkpoints: list[tuple[int, str]]
+    running: list[CostText] | None
+
+
+def session_index(session: Session) -> SessionIndex:
+    errors, failed, prompts, checkpoints = [], [], [], []
+    for step in session.steps:
+        if step.error_count:
+            errors.append((step.number, _error_label(step)))
+        if step.failed_tool_calls:
+            failed.append(step.number)
+        if step.kind == "user" and not step.collapsed and (step.text or step.title):
+            prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
+        if step.checkpoint:
+            checkpoints.append((step.number, step.checkpoint))
+    running = formatting.running_costs(session.steps) if session.cost.priced_steps else None
+    return SessionIndex(errors, failed, prompts, checkpoints, running)
+
+
+def _rebase(href: str, page_path: str) -> str:
+    """A nav link written relative to sessions/ (PageNav), made relative to `page_path`."""
+    target, hash_mark, fragment = href.partition("#")
+    rebased = paging.relative(posixpath.normpath(posixpath.join("sessions", target)), page_path)
+    return rebased + hash_mark + fragment
+
+
+def _link(link: Any, page_path: str) -> Link | None:
+    if link is None:
+        return None
+    return Link(link.title, _rebase(link.href, page_path), child_figures(link.summary) if getattr(link, "summary", None) else "")
+
+
+def child_figures(child: SessionSummary) -> str:
+    parts = [formatting.counted(child.steps, "step"), formatting.counted(child.tool_calls, "tool call"),
+             formatting.counted(child.errors, "error")]
+    cost = formatting.summary_cost(child)
+    if cost.mark != "none":
+        parts.append(cost.text)
+    return " · ".join(parts)
+
+
+def page_view(session: Session, layout: Layout, page: int, head: Header, index: SessionIndex, nav: Any,
+              side: SideFiles, shard: str | None) -> PageView:
+    path = layout.path(page)
+    href = lambda number: layout.step_href(number, path)  # noqa: E731 - one line, used below
+    children = {cid: _link(link, path) for cid, link in nav.children.items()} if nav else {}
+    steps = [step_view(session.steps[number - 1], side, path, session.local_time,
+                       index.running[number - 1] if index.running else None, children)
+             for number in layout.steps_of(page)]
+    page_links = [PageLink(k, "#" if k == page else paging.relative(layout.path(k), path), k == page,
+                           "prev" if k == page - 1 else "next" if k == page + 1 else None)
+                  for k in range(1, layout.pages + 1)] if layout.pages > 1 else []
+    prev_link, next_link = (_link(nav.prev, path), _link(nav.next, path)) if nav else (None, None)
+    session_map = {
+        "pages": [[r.start, r.stop - 1, paging.relative(layout.path(k), path)]
+                  for k in range(1, layout.pages + 1) if (r := layout.steps_of(k))],
+        "errors": [number for number, _ in index.errors],
+        "failed": index.failed,
+        "prev": prev_link.href if prev_link else None,
+        "next": next_link.href if next_link else None,
+        "shard": shard,
+    }
+    return PageView(
+        number=page, pages=layout.pages, path=path, root=paging.root_of(path), header=head,
+        errors=[StepLink(n, href(n), f"step {n}: {label}") for n, label in index.errors],
+        prompts=[StepLink(n, href(n), f"#{n} {text}") for n, text in index.prompts],
+        checkpoints=[StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints],
+        page_links=page_links, steps=steps, index=[(view, nav_label(view)) for view in steps],
+        session_map=session_map, parent=_link(nav.parent, path) if nav else None,
+        children=[link for link in children.values() if link], prev=prev_link, next=next_link,
+    )

@@ -1,0 +1,301 @@
+"""Page view models of steps and tool calls: every figure formatted once, every text capped.
+
+Templates print these and nothing else. A text longer than the page's limit is cut on the
+page and written whole to a side file beside it (`SideFiles`), so a page stays small
+whatever the log holds; nested data deeper than MAX_DEPTH is cut with a visible marker.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import formatting, highlight, paging
+from .diffs import DiffView, diff_view
+from .formatting import CostText
+from .model import Detail, Image, Step, TodoItem, ToolCall, Variable
+
+# Any one text (prose, output, arguments, diff...) longer than this is cut on a site page;
+# the full text goes to a side file.
+FIELD_LIMIT = 50_000
+# Data nested deeper than this is shown up to here, then "… nested deeper than N".
+MAX_DEPTH = 20
+# An argument value longer than this, or on several lines, is shown in a block.
+INLINE_VALUE = 120
+# An output with more lines or characters than these starts folded.
+FOLD_LINES, FOLD_CHARS = 15, 1500
+
+
+@dataclass
+class Span:
+    """A run of output text with one style; the shape of ansi.Span (text, css, href)."""
+
+    text: str
+    css: str | None = None
+    href: str | None = None
+
+
+def output_spans(text: str) -> list[Span]:
+    """The one place where output text becomes styled runs: plain text for now; terminal
+    colours and links (ansi.spans) plug in here."""
+    return [Span(text)] if text else []
+
+
+class SideFiles:
+    """Full texts cut on the page, as files beside it: `sessions/<slug>/outputs/<name>.txt`."""
+
+    def __init__(self, slug: str, limit: int | None):
+        self.slug = slug
+        self.limit = limit
+        self.files: dict[str, str] = {}
+
+    def cap(self, text: str, name: str, page_path: str) -> tuple[str, str | None]:
+        """(what the page shows, link to the full text or None)."""
+        if self.limit is None or len(text) <= self.limit:
+            return text, None
+        target = f"sessions/{self.slug}/outputs/{name}.txt"
+        self.files[target] = text
+        return text[: self.limit], paging.relative(target, page_path)
+
+
+@dataclass
+class TextView:
+    """A capped text field: shown as markdown, as plain paragraphs, or as preformatted text."""
+
+    text: str
+    full_chars: int
+    href: str | None = None
+    markdown: bool = False
+    paragraphs: list[str] = field(default_factory=list)
+
+    @property
+    def cut(self) -> bool:
+        return self.href is not None
+
+
+def text_view(text: str, name: str, side: SideFiles, page_path: str, prose: bool = False) -> TextView:
+    shown, href = side.cap(text, name, page_path)
+    view = TextView(shown, len(text), href)
+    if prose:
+        view.markdown = highlight.has_markdown(shown)
+        if not view.markdown:
+            view.paragraphs = highlight.paragraphs(shown)
+    return view
+
+
+@dataclass
+class ArgRow:
+    key: str
+    value: str
+    block: bool  # shown in a <pre>, not inline
+    href: str | None = None  # the full value, when cut
+    note: str = ""  # said instead of the value (e.g. "the new file, shown below")
+
+
+@dataclass
+class OutputView:
+    spans: list[Span]
+    full_chars: int
+    shown_chars: int
+    href: str | None
+    failed: bool
+    open: bool
+
+
+@dataclass
+class Link:
+    title: str
+    href: str
+    figures: str = ""  # steps, calls, errors and cost of a linked child session
+
+
+@dataclass
+class CallView:
+    anchor: str
+    name: str
+    failed: bool
+    exit_code: int | None
+    duration: str | None
+    missing_result: bool
+    orphan: bool
+    code: TextView | None = None
+    language: str | None = None
+    highlight: bool = False
+    args_rows: list[ArgRow] = field(default_factory=list)
+    args_text: TextView | None = None
+    args_folded: bool = False  # an edit's or todo list's arguments repeat what is shown below
+    changes: list[DiffView] = field(default_factory=list)
+    change_links: list[str | None] = field(default_factory=list)  # full diff, when cut
+    todos: list[tuple[str, TodoItem]] = field(default_factory=list)  # (check mark, item)
+    images: list[Image] = field(default_factory=list)
+    child: Link | None = None
+    child_missing: str | None = None  # a subagent id whose log is not in the site
+    output: OutputView | None = None
+    output_empty: bool = False
+
+
+@dataclass
+class StepView:
+    number: int
+    kind: str
+    css: str
+    title: str
+    time: str | None
+    model: str | None
+    duration: str | None
+    usage: str | None
+    cost: CostText | None
+    running: CostText | None
+    reward: str | None
+    has_error: bool
+    tools: list[str]
+    collapsed: bool
+    text: TextView | None
+    thinking: TextView | None
+    error: TextView | None
+    images: list[Image]
+    calls: list[CallView]
+    variables: list[Variable]
+    variables_changed: int
+    memory_notes: list[str]
+    details: list[tuple[Detail, TextView]]
+    checkpoint: str | None
+    children: list[Link]
+    children_missing: list[str]
+
+
+def bounded(value: Any, depth: int = 0) -> Any:
+    """`value` with anything nested deeper than MAX_DEPTH replaced by a visible marker (the
+    recursion stops at MAX_DEPTH, whatever the input's depth)."""
+    if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
+        return f"… nested deeper than {MAX_DEPTH}"
+    if isinstance(value, dict):
+        return {str(key): bounded(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [bounded(item, depth + 1) for item in value]
+    return value
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(bounded(value, 1), indent=2, ensure_ascii=False, default=str)
+
+
+def _arg_rows(arguments: dict, name: str, side: SideFiles, page_path: str, shown_elsewhere: set[str]) -> list[ArgRow]:
+    rows = []
+    for index, (key, value) in enumerate(arguments.items(), start=1):
+        text = _value_text(value)
+        if isinstance(value, str) and value.strip() and value.strip() in shown_elsewhere:
+            rows.append(ArgRow(str(key), "", False, note="shown below"))
+            continue
+        shown, href = side.cap(text, f"{name}-arg-{index}", page_path)
+        rows.append(ArgRow(str(key), shown, "\n" in shown or len(shown) > INLINE_VALUE, href))
+    return rows
+
+
+def _output(call: ToolCall, name: str, side: SideFiles, page_path: str) -> OutputView:
+    text = call.output or ""
+    shown, href = side.cap(text, name, page_path)
+    folded = shown.count("\n") > FOLD_LINES or len(text) > FOLD_CHARS
+    return OutputView(output_spans(shown), len(text), len(shown), href, call.is_error, call.is_error or not folded)
+
+
+def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path: str, children: dict[str, Link]) -> CallView:
+    name = f"{step}-{index}"
+    view = CallView(f"step-{step}-call-{index}", call.name, call.is_error, call.exit_code,
+                    formatting.duration(call.duration_s) if call.duration_s is not None else None,
+                    call.missing_result, call.orphan)
+    changes = [diff_view(change) for change in call.changes]
+    new_files = {change.new_file_text.strip() for change in changes if change.new_file_text}
+    if call.code and call.code.strip() not in new_files:
+        view.code = text_view(call.code, f"{name}-code", side, page_path)
+        view.language = call.language
+        # a one-line command reads as well plain, and highlighting costs more than the rest of its call
+        view.highlight = "\n" in call.code.strip() and not view.code.cut and len(view.code.text) <= highlight.HIGHLIGHT_LIMIT
+    elif isinstance(call.arguments, dict) and call.arguments:
+        view.args_rows = _arg_rows(call.arguments, name, side, page_path, new_files)
+    elif call.arguments:
+        view.args_text = text_view(_value_text(call.arguments), f"{name}-args", side, page_path)
+    view.args_folded = bool(call.changes or call.todos) and not view.code
+    for number, (change, shown) in enumerate(zip(call.changes, changes), start=1):
+        view.change_links.append(_cap_diff(change.diff, shown, f"{name}-diff-{number}", side, page_path))
+    view.changes = changes
+    view.todos = [(_TODO_MARKS.get(todo.status, "☐"), todo) for todo in call.todos]
+    view.images = call.images
+    if call.child_session_id:
+        view.child = children.get(call.child_session_id)
+        view.child_missing = None if view.child else call.child_session_id
+    if call.output == "":
+        view.output_empty = True
+    elif call.output is not None:
+        view.output = _output(call, name, side, page_path)
+    return view
+
+
+_TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
+
+
+def _cap_diff(diff: str, view: DiffView, name: str, side: SideFiles, page_path: str) -> str | None:
+    """Keep the rows of a long diff that fit the limit; the whole diff goes to a side file.
+    The +N/−M counts stay those of the whole diff."""
+    shown, href = side.cap(diff, name, page_path)
+    if href is None:
+        return None
+    budget, kept = len(shown), []
+    for row in view.rows:
+        budget -= len(row.text) + 1
+        if budget < 0:
+            break
+        kept.append(row)
+    view.rows = kept
+    if view.new_file_text is not None:
+        view.new_file_text = view.new_file_text[: len(shown)]
+    return href
+
+
+def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, running: CostText | None,
+              children: dict[str, Link]) -> StepView:
+    number = step.number
+    calls = [call_view(call, number, index, side, page_path, children) for index, call in enumerate(step.tool_calls, start=1)]
+    linked = {call.child_session_id for call in step.tool_calls}
+    extra_children = [cid for cid in step.child_session_ids if cid not in linked]
+    has_error = step.error_count > 0
+    css = f"step kind-{step.kind}" + (" has-error" if has_error else "") + (" collapsed-step" if step.collapsed else "")
+    reward = None
+    if step.reward is not None:
+        reward = f"reward {formatting.number(step.reward)}"
+        if step.cumulative_reward is not None:
+            reward += f" (Σ {formatting.number(step.cumulative_reward)})"
+    changed = sum(1 for variable in step.variables if variable.changed)
+    return StepView(
+        number=number, kind=step.kind, css=css, title=step.title or "",
+        time=formatting.when(step.timestamp, local_time) if step.timestamp else None,
+        model=step.model,
+        duration=formatting.duration(step.duration_s) if step.duration_s is not None else None,
+        usage=formatting.usage_line(step.usage) if step.usage else None,
+        cost=formatting.step_cost(step.cost), running=running, reward=reward, has_error=has_error,
+        tools=[call.name for call in step.tool_calls], collapsed=step.collapsed,
+        text=text_view(step.text, f"{number}-text", side, page_path, prose=True) if step.text else None,
+        thinking=text_view(step.thinking, f"{number}-thinking", side, page_path, prose=True) if step.thinking else None,
+        error=text_view(step.error, f"{number}-error", side, page_path) if step.error else None,
+        images=step.images, calls=calls, variables=step.variables, variables_changed=changed,
+        memory_notes=step.memory_notes,
+        details=[(detail, text_view(detail.text, f"{number}-detail-{index}", side, page_path))
+                 for index, detail in enumerate(step.details, start=1)],
+        checkpoint=step.checkpoint,
+        children=[children[cid] for cid in extra_children if cid in children],
+        children_missing=[cid for cid in extra_children if cid not in children],
+    )
+
+
+def nav_label(view: StepView) -> str:
+    """A step in the navigator: `#12 assistant · Bash, Read · ✗ error · ≈ $0.0123`."""
+    parts = [f"#{view.number} {view.kind}"]
+    if view.tools:
+        parts.append(", ".join(dict.fromkeys(view.tools)))
+    if view.has_error:
+        parts.append("✗ error")
+    if view.cost:
+        parts.append(view.cost.text)
+    return " · ".join(parts)
