@@ -204,9 +204,19 @@
   function steps() {
     return Array.prototype.filter.call(document.querySelectorAll("li.step"), function (s) { return s.offsetParent !== null; });
   }
+  // The step last moved to stays current while it is on screen (near the end of a page it
+  // cannot scroll up to the top); otherwise the last step whose top has passed the top bar.
+  var active = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+  if (active && !active.matches("li.step")) active = active.closest("li.step");
   function currentStep() {
+    var bar = topbar ? topbar.getBoundingClientRect().bottom : 0;
+    if (active && active.offsetParent !== null) {
+      var box = active.getBoundingClientRect();
+      if (box.top < window.innerHeight && box.bottom > bar) return active;
+    }
+    active = null;
     var list = steps();
-    var line = (topbar ? topbar.getBoundingClientRect().bottom : 0) + 8;
+    var line = bar + 24;  // the anchored step sits a scroll-margin (.6rem) below the bar
     var current = null;
     for (var i = 0; i < list.length; i++) {
       if (list[i].getBoundingClientRect().top <= line) current = list[i]; else break;
@@ -225,6 +235,7 @@
     if (entry) entry.setAttribute("aria-current", "step");
   }
   function goToStep(step) {
+    active = step;
     for (var el = step.parentElement; el; el = el.parentElement) { if (el.tagName === "DETAILS") el.open = true; }
     step.scrollIntoView({ block: "start" });
     if (!step.hasAttribute("tabindex")) step.setAttribute("tabindex", "-1");
