@@ -253,3 +253,22 @@ def test_screenshots_for_the_readme(browser, scheme):
     page.goto((example / richest).as_uri() + "#step-2")  # the navigator beside the steps
     page.screenshot(path=SHOTS / f"session-{scheme}.png")
     context.close()
+
+
+def test_search_through_split_term_buckets(browser, tmp_path):
+    # every term-map bucket split by three characters; two-character words then narrow nothing
+    out = tmp_path / "site"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("replay_site.search.SPLIT_BYTES", 1)
+        site.build([Path(__file__).parent / "data" / "glue"], out, site.BuildOptions())
+    index = (out / "assets" / "search-index.js").read_text()
+    assert '"two"' in index and '"tw"' not in index
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto((out / "index.html").as_uri())
+    # tests/data/glue/legacy-mixed.jsonl: the assistant replies "There are two TODOs, both in `src/cache.py`."
+    for query in ("two todos cache.py", "tw tod"):
+        page.locator("#search-input").fill(query)
+        page.locator("#search-results .hit-text").filter(has_text="two TODOs").first.wait_for()
+    assert page.errors == [] and page.remote == []
+    context.close()

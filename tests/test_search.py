@@ -50,3 +50,20 @@ def test_the_term_map_points_each_word_to_the_sessions_holding_it(tmp_path):
     assert be == {"beta": "0,1"}
     assert "é" not in str(index["buckets"])  # one-character words are not in the map
     assert search.bucket_of("été") == "_t" and search.bucket_of("x9") == "x9"
+
+
+def test_a_large_bucket_is_split_by_three_characters(tmp_path, monkeypatch):
+    class Listed:
+        def __init__(self, slug):
+            self.page, self.title = f"sessions/{slug}.html", slug
+
+    text = "cache cached cachet cap car co"
+    for name, data in search.session_files(Session(id="a", format="gptme", steps=[Step("user", number=1, text=text)]), "a").items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    monkeypatch.setattr(search, "SPLIT_BYTES", 70)  # "ca" is about 110 bytes, "co" 63
+    files = search.site_files(tmp_path, [Listed("a")])
+    index = json.loads(files["assets/search-index.js"].decode().removeprefix("window.REPLAY_SEARCH=").removesuffix(";\n"))
+    assert index["buckets"] == ["cac", "cap", "car", "co"]  # "co" stayed small: not split
+    cac = json.loads(files["assets/search/terms/cac.js"].decode().split("]=", 1)[1].removesuffix(";\n"))
+    assert cac == {"cache": "0", "cached": "0", "cachet": "0"}

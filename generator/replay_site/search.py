@@ -11,8 +11,9 @@ Three kinds of files, so that the first search on a site of thousands of session
   shard so that the end of a build (incremental or not) never reads shards again.
 - At the end of the build, `assets/search-index.js` (every session's slug, title, page and
   shard size) and `assets/search/terms/<xx>.js`, a word -> sessions map split into buckets by
-  the word's first two characters. A query loads the index, the buckets of its words, then
-  only the shards of sessions that hold every word, newest first, within a byte budget.
+  the word's first two characters (three for a bucket past SPLIT_BYTES). A query loads the
+  index, the buckets of its words, then only the shards of sessions that hold every word, in
+  the index's order, within a byte budget.
 
 Words are runs of letters and digits, lowercased; the browser splits queries the same way
 (`[\\p{L}\\p{N}]+`). Words of one character are not in the term map (the shards still match them).
@@ -33,6 +34,8 @@ from .summary import SessionSummary
 HEAD = 8_000  # characters kept from the start of a long output or diff
 TAIL = 2_000  # and from its end
 MAX_WORD = 40  # longer "words" are hashes and base64: not worth a term-map entry
+SPLIT_BYTES = 200_000  # a term-map bucket larger than this is split by three characters
+TITLE = 100  # characters of a session's title in the site index (what a hit shows)
 
 _WORD = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s+")
@@ -98,15 +101,36 @@ def session_files(session: Session, slug: str) -> dict[str, bytes]:
     return {shard_name(slug): shard, terms_name(slug): "\n".join(sorted(words)).encode()}
 
 
-def bucket_of(word: str) -> str:
-    """The term-map file a word lives in: its first two characters, [a-z0-9] or '_'."""
-    return "".join(c if c.isascii() and c.isalnum() else "_" for c in word[:2])
+def bucket_of(word: str, length: int = 2) -> str:
+    """The term-map file a word lives in: its first `length` characters, [a-z0-9] or '_'."""
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in word[:length])
+
+
+def _bucket_files(postings: dict[str, list[int]]) -> dict[str, bytes]:
+    """Term-map buckets by a word's first two characters; a bucket past SPLIT_BYTES is split
+    by the first three (its two-character words dropped: the browser does not narrow a search
+    by a two-character word whose bucket is split, since as a prefix it would need them all)."""
+    by_two: dict[str, dict[str, str]] = defaultdict(dict)
+    for word in sorted(postings):
+        by_two[bucket_of(word)][word] = ",".join(_base36(n) for n in postings[word])
+    files = {}
+    for key, words in by_two.items():
+        data = _assign("REPLAY_TERMS", key, words)
+        if len(data) <= SPLIT_BYTES:
+            files[key] = data
+            continue
+        by_three: dict[str, dict[str, str]] = defaultdict(dict)
+        for word, numbers in words.items():
+            if len(word) > 2:
+                by_three[bucket_of(word, 3)][word] = numbers
+        files.update((sub, _assign("REPLAY_TERMS", sub, part)) for sub, part in by_three.items())
+    return {f"assets/search/terms/{key}.js": files[key] for key in sorted(files)}
 
 
 def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     """The site index and the word -> sessions buckets, from the files pass 2 wrote.
     Session numbers are positions in `summaries` (the index page's order)."""
-    sessions, buckets = [], defaultdict(dict)
+    sessions, postings = [], defaultdict(list)
     for number, summary in enumerate(summaries):
         slug = Path(summary.page).stem
         try:
@@ -114,15 +138,12 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
             words = (out / terms_name(slug)).read_text().split("\n")
         except OSError:  # no shard: the session stays listed (numbers are positions), unsearched
             shard_bytes, words = 0, []
-        sessions.append([slug, summary.title, summary.page, shard_bytes])
+        sessions.append([slug, summary.title[:TITLE], summary.page, shard_bytes])
         for word in filter(None, words):
-            postings = buckets[bucket_of(word)].setdefault(word, [])
-            postings.append(number)
-    files = {f"assets/search/terms/{key}.js": _assign("REPLAY_TERMS", key, {
-        word: ",".join(_base36(n) for n in postings) for word, postings in sorted(words.items())})
-        for key, words in sorted(buckets.items())}
-    index = {"sessions": sessions, "buckets": sorted(buckets)}
-    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps(index) + b";\n"
+            postings[word].append(number)
+    files = _bucket_files(postings)
+    buckets = [name.rsplit("/", 1)[1].removesuffix(".js") for name in files]
+    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps({"sessions": sessions, "buckets": buckets}) + b";\n"
     return files
 
 
