@@ -82,22 +82,36 @@
   }
 
   // ---- Candidate sessions (site scope): the term map says which sessions hold every word.
-  function bucketOf(word) {
-    return word.slice(0, 2).replace(/[^a-z0-9]/g, "_");
+  function bucketOf(word, length) {
+    return word.slice(0, length).replace(/[^a-z0-9]/g, "_");
+  }
+  // The bucket holding every word that starts with `word`: its first two characters, or its
+  // first three where that bucket was split; "" when no indexed word starts so; null for a
+  // two-character word without its bucket (split: it cannot narrow the search).
+  function bucketFor(word, known) {
+    var two = bucketOf(word, 2);
+    if (known.indexOf(two) !== -1) return two;
+    if (word.length < 3) return null;
+    var three = bucketOf(word, 3);
+    return known.indexOf(three) !== -1 ? three : "";
   }
   function candidates(terms) {
     var index = window.REPLAY_SEARCH;
-    var words = [];
-    terms.forEach(function (t) { t.words.forEach(function (w) { if (w.length > 1) words.push(w); }); });
-    var buckets = words.map(bucketOf).filter(function (b, i, all) { return all.indexOf(b) === i; });
-    var known = buckets.filter(function (b) { return index.buckets.indexOf(b) !== -1; });
-    return Promise.all(known.map(function (b) { return loadScript(root + "assets/search/terms/" + b + ".js"); })).then(function () {
+    var lookups = [];
+    terms.forEach(function (t) {
+      t.words.forEach(function (w) {
+        var bucket = w.length > 1 ? bucketFor(w, index.buckets) : null;
+        if (bucket !== null) lookups.push([w, bucket]);
+      });
+    });
+    var files = lookups.map(function (l) { return l[1]; }).filter(function (b, i, all) { return b && all.indexOf(b) === i; });
+    return Promise.all(files.map(function (b) { return loadScript(root + "assets/search/terms/" + b + ".js"); })).then(function () {
       var all = null;
-      words.forEach(function (word) {
-        var map = (window.REPLAY_TERMS || {})[bucketOf(word)] || {};
+      lookups.forEach(function (lookup) {
+        var map = (window.REPLAY_TERMS || {})[lookup[1]] || {};
         var found = {};
         Object.keys(map).forEach(function (term) {
-          if (term.lastIndexOf(word, 0) === 0) {
+          if (term.lastIndexOf(lookup[0], 0) === 0) {
             map[term].split(",").forEach(function (n) { found[parseInt(n, 36)] = true; });
           }
         });
