@@ -135,24 +135,3 @@ def test_an_exported_replay_runs_its_inline_script_from_file(browser, tmp_path):
     assert closed == 0
     assert page.errors == [] and page.remote == []
     context.close()
-
-
-def test_site_wide_search_finds_a_step_and_links_to_it(browser, built):
-    # tests/data/glue/legacy-mixed.jsonl: the assistant replies "There are two TODOs, both in `src/cache.py`."
-    entries = (built / "assets" / "search.js").read_text()
-    assert entries.startswith("window.REPLAY_SEARCH = [")
-    context = browser.new_context()
-    page = watched_page(context)
-    page.goto((built / "index.html").as_uri())
-    page.locator("#search").fill("two todos cache.py")
-    page.locator("#search-results li").first.wait_for()
-    hits = page.locator("#search-results .hit-link")
-    assert hits.count() >= 1
-    target = hits.first.get_attribute("href")
-    hits.first.click()
-    page.wait_for_load_state()
-    anchor = target.split("#")[1]
-    assert page.url.endswith("#" + anchor)
-    assert "two todos" in page.locator("#" + anchor).inner_text().lower()
-    assert page.errors == [] and page.remote == []
-    context.close()

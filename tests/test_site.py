@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sitetools import external_references, run_sitecheck, soup, step_numbers
 
-from replay_site import site
+from replay_site import search, site
 from replay_site.render import OUTPUT_LIMIT
 
 
@@ -235,16 +235,31 @@ def test_every_step_of_a_priced_session_shows_the_running_total(example_site):
     assert checked, "the example data must hold a priced session"
 
 
-def test_search_index_holds_every_session_and_links_to_real_steps(example_site):
-    text = (example_site / "assets" / "search.js").read_text()
-    assert text.startswith("window.REPLAY_SEARCH = [") and text.endswith("];\n")
-    entries = json.loads(text.removeprefix("window.REPLAY_SEARCH = ").removesuffix(";\n"))
+def test_search_files_hold_every_session_and_link_to_real_steps(example_site):
+    index = (example_site / "assets" / "search-index.js").read_text()
+    assert index.startswith("window.REPLAY_SEARCH=") and index.endswith(";\n")
+    listed = json.loads(index.removeprefix("window.REPLAY_SEARCH=").removesuffix(";\n"))
     sessions = json.loads((example_site / "sessions.json").read_text())["sessions"]
-    assert {e[0] for e in entries} == {s["page"] for s in sessions if s["steps"]}
-    for page_path, number, kind, _title, body in entries:
-        step = soup(example_site / page_path).find(id=f"step-{number}")
-        assert step is not None and f"kind-{kind}" in step["class"]
-        assert body
+    assert [entry[2] for entry in listed["sessions"]] == [s["page"] for s in sessions]
+    for slug, _title, page_path, size in listed["sessions"]:
+        shard = (example_site / "assets" / "search" / f"{slug}.js").read_text()
+        assert len(shard.encode()) == size
+        steps = json.loads(shard.split("]=", 1)[1].removesuffix(";\n"))
+        for number, href, kind, body in steps:
+            target, anchor = href.split("#")
+            step = soup(example_site / target).find(id=anchor)
+            assert anchor == f"step-{number}" and step is not None and f"kind-{kind}" in step["class"]
+            assert body
+    # every word of a session leads back to it through the term map
+    buckets = {}
+    for number, (slug, *_rest) in enumerate(listed["sessions"]):
+        for word in filter(None, (example_site / "assets" / "search" / f"{slug}.terms").read_text().split("\n")):
+            key = search.bucket_of(word)
+            if key not in buckets:
+                text = (example_site / "assets" / "search" / "terms" / f"{key}.js").read_text()
+                buckets[key] = json.loads(text.split("]=", 1)[1].removesuffix(";\n"))
+            assert number in [int(n, 36) for n in buckets[key][word].split(",")], word
+    assert set(buckets) == set(listed["buckets"])
 
 
 def test_a_partial_theme_overrides_what_it_ships_and_falls_back_for_the_rest(tmp_path):

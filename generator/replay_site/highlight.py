@@ -100,5 +100,23 @@ def paragraphs(text: str) -> list[str]:
     return [block.strip() for block in re.split(r"\n[ \t]*\n", text) if block.strip()]
 
 
+LIGHT_STYLE, DARK_STYLE = "xcode", "github-dark"  # every token colour of each passes WCAG AA on its background
+DARK_SELECTORS = ('html[data-theme="dark"] .highlight', 'html:not([data-theme="light"]) .highlight')
+
+
 def stylesheet() -> str:
-    return _FORMATTER.get_style_defs(".highlight")
+    """Code colours for both themes: the light style everywhere, the dark one under the same
+    selectors as the theme's dark colours (system dark unless the reader chose light, or the
+    reader chose dark). Every token class of the light style is also set by the dark one, so
+    no light colour is left on a dark background."""
+    dark = HtmlFormatter(style=DARK_STYLE)
+    chosen = dark.get_background_style_defs(DARK_SELECTORS[0]) + dark.get_token_style_defs(DARK_SELECTORS[0])
+    system = dark.get_background_style_defs(DARK_SELECTORS[1]) + dark.get_token_style_defs(DARK_SELECTORS[1])
+    return "\n".join([
+        HtmlFormatter(style=LIGHT_STYLE).get_style_defs(".highlight"),
+        "\n".join(chosen),
+        "@media (prefers-color-scheme: dark) {",
+        "\n".join(system),
+        "}",
+        "",
+    ])

@@ -1,47 +1,157 @@
-"""Site-wide search that works from file://: no server, no fetch() (browsers refuse it on
-file:// pages), so the index is a script, `assets/search.js`, that sets a global the page's
-own JavaScript searches. Each session's entries are written as a shard beside its page in
-pass 2 (so an incremental build keeps them with the page) and joined at the end.
+"""Full-text search that works from file:// (no server, and browsers refuse fetch() there):
+every search file is a script the page adds with a <script> element.
+
+Three kinds of files, so that the first search on a site of thousands of sessions loads little:
+- `assets/search/<slug>.js`, one shard per session, written in pass 2 beside its pages: each
+  step's searchable text (prose, thinking, errors, tool names, arguments, diffs, outputs) with
+  the link to the page that holds the step. An output or diff longer than HEAD + TAIL
+  characters is indexed by its first HEAD and last TAIL characters (the part a reader sees
+  first, and where errors and summaries usually are).
+- `assets/search/<slug>.terms`, the session's distinct words, one per line, written with the
+  shard so that the end of a build (incremental or not) never reads shards again.
+- At the end of the build, `assets/search-index.js` (every session's slug, title, page and
+  shard size) and `assets/search/terms/<xx>.js`, a word -> sessions map split into buckets by
+  the word's first two characters (three for a bucket past SPLIT_BYTES). A query loads the
+  index, the buckets of its words, then only the shards of sessions that hold every word, in
+  the index's order, within a byte budget.
+
+Words are runs of letters and digits, lowercased; the browser splits queries the same way
+(`[\\p{L}\\p{N}]+`). Words of one character are not in the term map (the shards still match them).
 """
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 
 import orjson
 
-from .model import Session, Step
+from . import paging
+from .model import Session, Step, ToolCall
+from .summary import SessionSummary
 
-EXCERPT = 600  # characters of each step kept for searching and showing
+HEAD = 8_000  # characters kept from the start of a long output or diff
+TAIL = 2_000  # and from its end
+MAX_WORD = 40  # longer "words" are hashes and base64: not worth a term-map entry
+SPLIT_BYTES = 200_000  # a term-map bucket larger than this is split by three characters
+TITLE = 100  # characters of a session's title in the site index (what a hit shows)
+
+_WORD = re.compile(r"[^\W_]+")
+_SPACE = re.compile(r"\s+")
 
 
 def shard_name(slug: str) -> str:
-    return f"search/{slug}.json"
+    return f"assets/search/{slug}.js"
 
 
-def _step_text(step: Step) -> str:
-    parts = [step.title or "", step.text, step.error or ""]
+def terms_name(slug: str) -> str:
+    return f"assets/search/{slug}.terms"
+
+
+def _head_and_tail(text: str) -> str:
+    if len(text) <= HEAD + TAIL:
+        return text
+    return text[:HEAD] + " … " + text[-TAIL:]
+
+
+def _call_parts(call: ToolCall) -> Iterable[str]:
+    yield call.name
+    if call.code:
+        yield _head_and_tail(call.code)
+    elif isinstance(call.arguments, dict):
+        yield _head_and_tail(" ".join(str(value) for value in call.arguments.values()))
+    elif isinstance(call.arguments, str):
+        yield _head_and_tail(call.arguments)
+    for change in call.changes:
+        yield change.path
+        yield _head_and_tail(change.diff)
+    yield from (todo.text for todo in call.todos)
+    yield _head_and_tail(call.output or "")
+
+
+def step_text(step: Step) -> str:
+    """Everything a reader can see of a step, whitespace folded to single spaces."""
+    parts = [step.title or "", step.text, step.thinking, step.error or ""]
     for call in step.tool_calls:
-        parts.append(call.name)
-        if call.code:
-            parts.append(call.code)
-        elif isinstance(call.arguments, str):
-            parts.append(call.arguments)
-        elif isinstance(call.arguments, dict):
-            parts.append(" ".join(str(value) for value in call.arguments.values()))
-        parts.extend(change.path for change in call.changes)
-        parts.append((call.output or "")[:EXCERPT])
-    return re.sub(r"\s+", " ", " ".join(p for p in parts if p)).strip()[:EXCERPT]
+        parts.extend(_call_parts(call))
+    for detail in step.details:
+        parts += [detail.label, _head_and_tail(detail.text)]
+    parts.extend(step.memory_notes)
+    return _SPACE.sub(" ", " ".join(p for p in parts if p)).strip()
 
 
-def session_shard(session: Session, page: str) -> bytes:
-    """[page, step, kind, session title, text] for every step with something to find."""
-    entries = [[page, step.number, step.kind, session.title or session.id, text]
-               for step in session.steps if (text := _step_text(step))]
-    return orjson.dumps(entries)
+def _assign(global_name: str, key: str, value: object) -> bytes:
+    """A script that stores `value` under `key` in a global object (created on first use)."""
+    return (b"(window." + global_name.encode() + b"=window." + global_name.encode() + b"||{})["
+            + orjson.dumps(key) + b"]=" + orjson.dumps(value) + b";\n")
 
 
-def index_script(shards: Iterable[bytes]) -> bytes:
-    """The search index as one script, shards in the index's order."""
-    entries = b",".join(shard[1:-1] for shard in shards if len(shard) > 2)
-    return b"window.REPLAY_SEARCH = [" + entries + b"];\n"
+def session_files(session: Session, slug: str) -> dict[str, bytes]:
+    """The shard and the word list of one session, by site path."""
+    steps, words = [], set()
+    for step in session.steps:
+        text = step_text(step)
+        if not text:
+            continue
+        href = paging.step_href(slug, step.number, "index.html")
+        steps.append([step.number, href, step.kind, text])
+        words.update(w for w in _WORD.findall(text.lower()) if 1 < len(w) <= MAX_WORD)
+    shard = _assign("REPLAY_SHARDS", slug, steps)
+    return {shard_name(slug): shard, terms_name(slug): "\n".join(sorted(words)).encode()}
+
+
+def bucket_of(word: str, length: int = 2) -> str:
+    """The term-map file a word lives in: its first `length` characters, [a-z0-9] or '_'."""
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in word[:length])
+
+
+def _bucket_files(postings: dict[str, list[int]]) -> dict[str, bytes]:
+    """Term-map buckets by a word's first two characters; a bucket past SPLIT_BYTES is split
+    by the first three (its two-character words dropped: the browser does not narrow a search
+    by a two-character word whose bucket is split, since as a prefix it would need them all)."""
+    by_two: dict[str, dict[str, str]] = defaultdict(dict)
+    for word in sorted(postings):
+        by_two[bucket_of(word)][word] = ",".join(_base36(n) for n in postings[word])
+    files = {}
+    for key, words in by_two.items():
+        data = _assign("REPLAY_TERMS", key, words)
+        if len(data) <= SPLIT_BYTES:
+            files[key] = data
+            continue
+        by_three: dict[str, dict[str, str]] = defaultdict(dict)
+        for word, numbers in words.items():
+            if len(word) > 2:
+                by_three[bucket_of(word, 3)][word] = numbers
+        files.update((sub, _assign("REPLAY_TERMS", sub, part)) for sub, part in by_three.items())
+    return {f"assets/search/terms/{key}.js": files[key] for key in sorted(files)}
+
+
+def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
+    """The site index and the word -> sessions buckets, from the files pass 2 wrote.
+    Session numbers are positions in `summaries` (the index page's order)."""
+    sessions, postings = [], defaultdict(list)
+    for number, summary in enumerate(summaries):
+        slug = Path(summary.page).stem
+        try:
+            shard_bytes = (out / shard_name(slug)).stat().st_size
+            words = (out / terms_name(slug)).read_text().split("\n")
+        except OSError:  # no shard: the session stays listed (numbers are positions), unsearched
+            shard_bytes, words = 0, []
+        sessions.append([slug, summary.title[:TITLE], summary.page, shard_bytes])
+        for word in filter(None, words):
+            postings[word].append(number)
+    files = _bucket_files(postings)
+    buckets = [name.rsplit("/", 1)[1].removesuffix(".js") for name in files]
+    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps({"sessions": sessions, "buckets": buckets}) + b";\n"
+    return files
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, rest = divmod(number, 36)
+        text = digits[rest] + text
+        if not number:
+            return text

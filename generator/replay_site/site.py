@@ -172,8 +172,8 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
-    shards = ((out / search.shard_name(Path(s.page).stem)).read_bytes() for s in result.summaries)
-    writer.write("assets/search.js", search.index_script(shards))
+    for name, data in search.site_files(out, result.summaries).items():
+        writer.write(name, data)
     writer.finish()
     cache.save()
     return result
@@ -223,7 +223,8 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
                 problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
                 page = renderer.failed_page(summary, nav, detail)
             writer.write(f"sessions/{slug}.html", page.html)
-            writer.write(search.shard_name(slug), search.session_shard(session, summary.page))
+            for name, data in search.session_files(session, slug).items():
+                writer.write(name, data)
             for name, text in sorted(page.files.items()):
                 writer.write(name, text)
     return writer.written, problems

@@ -1,0 +1,1 @@
+(window.REPLAY_SHARDS=window.REPLAY_SHARDS||{})["0190a000-0000-7000-8000-000000000002-53a43083"]=[[1,"sessions/0190a000-0000-7000-8000-000000000002-53a43083.html#step-1","user","Count the tests in test_calc.py"],[2,"sessions/0190a000-0000-7000-8000-000000000002-53a43083.html#step-2","assistant","There are 2 tests."]];

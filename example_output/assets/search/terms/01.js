@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["01"]={"01t09":"4"};

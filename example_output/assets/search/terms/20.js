@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["20"]={"20":"6","200000":"7","2026":"4"};

@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["co"]={"code":"0,1,2,4,7,8,c","coder":"6","codex":"a","column":"2,f","columns":"0","command":"6,7,a,c","commands":"c","comments":"8","compacted":"c","complete":"6,7","consider":"c","content":"c,d,f","context":"4,a,c","continue":"6,c","continued":"c","conversation":"c,f","correct":"c,d","count":"2,6,b","counting":"6"};

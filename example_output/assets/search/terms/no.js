@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["no"]={"no":"2,6,8,c,d,f","north":"2","not":"9,c,f","note":"6","notebookedit":"f","notebooks":"f,g","notes":"6,a,c","nothing":"8,f","notice":"4,7","now":"4,7,a,c,f"};

@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nu"]={"nudge":"6","number":"6","numbers":"6"};

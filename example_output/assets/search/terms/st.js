@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["st"]={"statistics":"0,1","status":"c","stay":"f","stderr":"7,8","stdout":"6,7,c","step":"2","steps":"0","string":"0,2,f","strip":"4","strips":"4","stub":"a"};

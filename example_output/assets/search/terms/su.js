@@ -1,0 +1,1 @@
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["su"]={"sub":"4,c,d","subagent":"4,c,f","subscription":"6","subtracted":"c","subtracts":"a","success":"a","successfully":"7,c","such":"8","sum":"2,f","summarised":"4","summarized":"c","summary":"c"};
