@@ -1,0 +1,174 @@
+"""A rebuild over a previous site, killed (SIGKILL) at random moments or stopped with Ctrl-C:
+the folder is exactly the old site or exactly the new one, byte for byte, no worker process
+outlives the build, and the next build clears what the killed one left beside the site.
+
+The build runs in a forked child (no interpreter start-up per trial, so a dozen trials stay
+quick) with two spawned workers, the way `replay-site build -j 2` runs."""
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from publishtools import siblings, snapshot
+
+from replay_site import publish, site
+from replay_site.cache import BuildCache
+
+DATA = Path(__file__).parent / "data"
+TRIALS = 10
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes through /proc")
+
+
+def children_of() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def descendants(pid: int) -> set[int]:
+    tree, found, todo = children_of(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def survivors(pids: set[int], seconds: float = 5.0) -> set[int]:
+    """Those of `pids` still running after giving them `seconds` to go."""
+    deadline = time.monotonic() + seconds
+    alive = {pid for pid in pids if running(pid)}
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if running(pid)}
+    return alive
+
+
+def fork_build(logs: Path, out: Path, cli: bool = False) -> int:
+    """Start a rebuild with two workers in a child process of its own process group."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 3
+    try:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if cli:
+            from replay_site.cli import app
+            app(["build", str(logs), "-o", str(out), "-q", "-j", "2"], prog_name="replay-site")
+        else:
+            site.build([logs], out, site.BuildOptions(jobs=2))
+            code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    finally:
+        os._exit(code)
+
+
+@pytest.fixture(scope="module")
+def rebuild(tmp_path_factory):
+    """Logs, an old site with its build cache, and the site a rebuild of changed logs gives."""
+    root = tmp_path_factory.mktemp("kill")
+    logs = root / "logs"
+    shutil.copytree(DATA / "glue", logs / "glue")
+    shutil.copytree(DATA / "gptme", logs / "gptme")
+    for copy in range(4):  # enough sessions to keep two workers busy for a while
+        shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / f"copy-{copy}")
+    out = root / "pub" / "site"
+    site.build([logs], out, site.BuildOptions())
+    old = snapshot(out)
+    pristine = root / "pristine"
+    shutil.copytree(out, pristine, symlinks=True)
+    cache_file = BuildCache(out, "").path
+    cache = cache_file.read_bytes()
+
+    # the change: one log grows, one goes, one comes; the rest is kept from the old site
+    log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
+    log.write_text(log.read_text() + '{"role": "user", "content": "one more", "timestamp": "2026-11-23T09:00:00"}\n')
+    shutil.rmtree(logs / "glue" / "copy-0")
+    shutil.copytree(DATA / "gptme" / "native-notes", logs / "gptme" / "native-notes-2")
+
+    def restore() -> None:
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out, symlinks=True)
+        cache_file.write_bytes(cache)
+
+    started = time.monotonic()
+    pid = fork_build(logs, out)
+    assert os.waitpid(pid, 0)[1] == 0
+    seconds = time.monotonic() - started
+    new = snapshot(out)
+    assert new != old
+    return logs, out, old, new, restore, seconds
+
+
+def test_a_killed_rebuild_leaves_the_old_or_the_new_site_and_no_worker(rebuild):
+    logs, out, old, new, restore, seconds = rebuild
+    seed = random.randrange(1 << 30)
+    chance = random.Random(seed)
+    outcomes = []
+    for trial in range(TRIALS):
+        restore()
+        delay = chance.uniform(0, seconds * 1.05)
+        pid = fork_build(logs, out)
+        time.sleep(delay)
+        family = descendants(pid)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        state = snapshot(out)
+        where = f"seed {seed}, trial {trial}, killed after {delay:.2f}s of {seconds:.2f}s"
+        assert state in (old, new), f"{where}: a mix of two sites"
+        outcomes.append("old" if state == old else "new")
+        assert not survivors(family), f"{where}: processes outlived the build"
+        publish.recover(out)
+        assert snapshot(out) == state, f"{where}: recovery changed the site"
+        assert siblings(out) == [], f"{where}: recovery left {siblings(out)}"
+    print(f"seed {seed}: {outcomes.count('old')} old, {outcomes.count('new')} new of {TRIALS}")
+
+
+def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild):
+    logs, out, old, _new, restore, _seconds = rebuild
+    restore()
+    pid = fork_build(logs, out, cli=True)
+    deadline = time.monotonic() + 30
+    while not any("spawn_main" in _command(child) for child in descendants(pid)):  # the workers are up
+        assert time.monotonic() < deadline, "the build started no worker"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    family = descendants(pid)
+    os.killpg(pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    stopped = time.monotonic()
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        assert time.monotonic() - stopped < 10, "Ctrl-C did not stop the build"
+        time.sleep(0.02)
+    print(f"stopped {time.monotonic() - stopped:.2f}s after Ctrl-C")
+    assert snapshot(out) == old
+    assert siblings(out) == []  # the staging folder is removed on the way out
+    assert not survivors(family)
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""

@@ -1,0 +1,254 @@
+"""Publishing: the output-folder rules, write errors, symlinks in the output, and what a
+later build does with what a killed one left behind. (Kills themselves: test_kill.py.)"""
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+import types
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from publishtools import siblings, snapshot
+from replay_site import publish, site, writer
+from replay_site.cli import app
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def logs(tmp_path) -> Path:
+    folder = tmp_path / "logs"
+    shutil.copytree(DATA / "glue", folder / "glue")
+    shutil.copytree(DATA / "gptme", folder / "gptme")
+    return folder
+
+
+@pytest.fixture
+def old_site(logs, tmp_path) -> Path:
+    out = tmp_path / "pub" / "site"
+    site.build([logs], out, site.BuildOptions())
+    return out
+
+
+def build_cli(*args: str):
+    return CliRunner().invoke(app, ["build", *args, "-q"])
+
+
+def error_lines(result) -> list[str]:
+    return [line for line in result.output.splitlines() if line.strip()]
+
+
+def assert_one_error(result, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = error_lines(result)
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in lines[0]
+
+
+def test_a_rebuild_publishes_a_whole_new_site_and_leaves_nothing_beside_it(logs, old_site):
+    shutil.rmtree(logs / "gptme" / "native-notes")
+    before = snapshot(old_site)
+    site.build([logs], old_site, site.BuildOptions())
+    after = snapshot(old_site)
+    assert len([p for p in after if p.startswith("sessions/") and p.endswith(".html")]) < \
+        len([p for p in before if p.startswith("sessions/") and p.endswith(".html")])
+    assert siblings(old_site) == []  # no staging or old-site folder left
+    listed = publish.read_manifest(old_site)
+    assert {rel for rel, value in after.items() if value is not None} == listed
+
+
+def test_an_output_that_is_a_file_is_one_error_line(logs, tmp_path):
+    target = tmp_path / "report.html"
+    target.write_text("mine")
+    assert_one_error(build_cli(str(logs), "-o", str(target)), "is a file")
+    assert target.read_text() == "mine"
+
+
+@pytest.mark.parametrize("where", ["same", "inside", "containing"])
+def test_an_output_overlapping_a_source_is_refused(logs, where):
+    out = {"same": logs / "glue", "inside": logs / "glue" / "site", "containing": logs}[where]
+    before = snapshot(logs)
+    assert_one_error(build_cli(str(logs / "glue"), "-o", str(out)), "overlaps the source")
+    assert snapshot(logs) == before
+    assert siblings(logs) == []
+
+
+def test_a_folder_replay_site_did_not_write_is_refused_without_force_and_kept_with_it(logs, tmp_path):
+    out = tmp_path / "docs"
+    (out / "notes").mkdir(parents=True)
+    (out / "CNAME").write_text("example.org\n")
+    (out / "notes" / "todo.md").write_text("keep me\n")
+    mine = snapshot(out)
+    assert_one_error(build_cli(str(logs), "-o", str(out)), "not written by replay-site", "--force")
+    assert snapshot(out) == mine
+
+    result = build_cli(str(logs), "-o", str(out), "--force")
+    assert result.exit_code == 0, result.output
+    assert (out / "index.html").is_file()
+    assert {rel: value for rel, value in snapshot(out).items() if rel in mine} == mine
+    assert siblings(out) == []
+
+    # the user's files stay foreign: the next build needs --force again, and keeps them again
+    assert_one_error(build_cli(str(logs), "-o", str(out)), "CNAME", "--force")
+    shutil.rmtree(logs / "gptme")
+    assert build_cli(str(logs), "-o", str(out), "--force").exit_code == 0
+    assert {rel: value for rel, value in snapshot(out).items() if rel in mine} == mine
+    assert (out / "CNAME").stat().st_nlink == 1  # the old site's link to it is gone, the file stays
+
+
+def test_an_empty_folder_is_built_into(logs, tmp_path):
+    out = tmp_path / "empty"
+    out.mkdir()
+    assert build_cli(str(logs), "-o", str(out)).exit_code == 0
+    assert (out / "index.html").is_file()
+
+
+def test_a_file_added_to_a_site_is_refused_and_never_deleted(logs, old_site):
+    (old_site / "sessions" / "draft.txt").write_text("my draft")
+    before = snapshot(old_site)
+    assert_one_error(build_cli(str(logs), "-o", str(old_site)), "sessions/draft.txt")
+    assert snapshot(old_site) == before
+    assert build_cli(str(logs), "-o", str(old_site), "--force").exit_code == 0
+    assert (old_site / "sessions" / "draft.txt").read_text() == "my draft"
+
+
+def test_a_symlinked_folder_in_the_output_is_replaced_and_never_written_through(logs, old_site, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(old_site / "sessions", elsewhere)
+    outside = snapshot(elsewhere)
+    shutil.rmtree(old_site / "sessions")
+    (old_site / "sessions").symlink_to(elsewhere, target_is_directory=True)
+    assert_one_error(build_cli(str(logs), "-o", str(old_site)), "sessions")
+
+    result = build_cli(str(logs), "-o", str(old_site), "--force", "--full")
+    assert result.exit_code == 0, result.output
+    assert snapshot(elsewhere) == outside  # nothing written, nothing removed outside the output
+    assert (old_site / "sessions").is_dir() and not (old_site / "sessions").is_symlink()
+    assert siblings(old_site) == []  # the symlink was replaced, not kept aside
+
+
+def test_a_page_replaced_by_a_symlink_is_rendered_again_not_taken_over(logs, old_site, tmp_path):
+    page = sorted((old_site / "sessions").glob("*.html"))[0]
+    secret = tmp_path / "secret.html"
+    secret.write_text("not for the site")
+    expected = page.read_bytes()
+    page.unlink()
+    page.symlink_to(secret)
+    site.build([logs], old_site, site.BuildOptions())  # listed in the manifest, so not foreign
+    assert not page.is_symlink() and page.read_bytes() == expected
+    assert secret.read_text() == "not for the site"
+
+
+class FailingTempfile:
+    """The writer's tempfile module, failing the Nth file with `code` the way a full disk
+    or a read-only mount fails a write."""
+
+    def __init__(self, code: int, after: int):
+        self.code, self.left, self.mkdtemp = code, after, tempfile.mkdtemp
+
+    def mkstemp(self, *args, **kwargs):
+        self.left -= 1
+        if self.left < 0:
+            raise OSError(self.code, os.strerror(self.code))
+        return tempfile.mkstemp(*args, **kwargs)
+
+
+@pytest.mark.parametrize("code, words", [(errno.ENOSPC, "No space left"), (errno.EROFS, "Read-only"),
+                                         (errno.EACCES, "Permission denied")])
+def test_a_write_error_is_one_line_and_leaves_the_old_site(logs, old_site, monkeypatch, code, words):
+    before = snapshot(old_site)
+    monkeypatch.setattr(writer, "tempfile", FailingTempfile(code, after=3))
+    assert_one_error(build_cli(str(logs), "-o", str(old_site), "--full", "-j", "1"), words)
+    assert snapshot(old_site) == before
+    assert siblings(old_site) == []  # the staging folder and its temp files are gone
+
+
+def test_an_output_whose_folder_cannot_be_created_is_one_line(logs, tmp_path, monkeypatch):
+    out = tmp_path / "ro" / "site"
+    monkeypatch.setattr(writer, "tempfile", types.SimpleNamespace(
+        mkdtemp=lambda **_: (_ for _ in ()).throw(OSError(errno.EROFS, os.strerror(errno.EROFS)))))
+    assert_one_error(build_cli(str(logs), "-o", str(out)), "Read-only")
+    assert list((tmp_path / "ro").iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders; the patched writer covers it")
+def test_a_read_only_output_folder_is_one_line(logs, old_site):
+    before = snapshot(old_site)
+    old_site.chmod(0o555)
+    try:
+        assert_one_error(build_cli(str(logs), "-o", str(old_site)), "not writable")
+    finally:
+        old_site.chmod(0o755)
+    assert snapshot(old_site) == before
+
+
+def test_the_next_build_clears_what_a_killed_build_left_beside_the_site(logs, old_site):
+    parent = old_site.parent
+    unfinished = parent / ".site.replay-site-new-aaaa"  # killed while building
+    (unfinished / "sessions").mkdir(parents=True)
+    (unfinished / publish.PARTIAL).touch()
+    (unfinished / "sessions" / "half.html").write_text("<p>half")
+    (unfinished / "sessions" / ".tmp-x").write_text("")
+    old = parent / ".site.replay-site-new-bbbb"  # killed while removing the previous site
+    (old / "sessions").mkdir(parents=True)
+    (old / "sessions" / "gone.html").write_text("old page")
+    (old / "notes.txt").write_text("the user's")
+    (old / publish.MANIFEST).write_text('["sessions/gone.html", ".replay-site-manifest.json"]')
+    unrelated = parent / "site-backup"
+    unrelated.mkdir()
+
+    result = site.build([logs], old_site, site.BuildOptions())
+    assert not unfinished.exists()
+    # only what replay-site did not write stays, with the manifest that says so
+    assert sorted(p.name for p in old.rglob("*")) == [publish.MANIFEST, "notes.txt"]
+    assert unrelated.is_dir()
+    assert any("notes.txt" in str(problem) and "left in place" in str(problem) for problem in result.problems)
+
+
+def test_a_site_moved_aside_by_an_interrupted_swap_is_put_back(old_site):
+    before = snapshot(old_site)
+    aside = old_site.parent / ".site.replay-site-old-cccc"
+    os.rename(old_site, aside)  # the two-rename swap killed between its renames
+    newer = old_site.parent / ".site.replay-site-new-cccc"
+    newer.mkdir()
+    (newer / publish.MANIFEST).write_text('["index.html", ".replay-site-manifest.json"]')
+    (newer / "index.html").write_text("new")
+    publish.recover(old_site)
+    assert snapshot(old_site) == before
+    assert siblings(old_site) == []
+
+
+def test_a_staging_folder_in_use_is_left_alone(old_site):
+    busy = old_site.parent / ".site.replay-site-new-dddd"
+    busy.mkdir()
+    (busy / publish.PARTIAL).touch()
+    descriptor = publish.lock(busy)
+    try:
+        publish.recover(old_site)
+        assert (busy / publish.PARTIAL).exists()
+    finally:
+        os.close(descriptor)
+
+
+def test_without_renameat2_two_renames_publish_the_site(logs, old_site, monkeypatch, tmp_path):
+    monkeypatch.setattr(publish, "_exchange", None)
+    shutil.rmtree(logs / "gptme" / "native-notes")
+    site.build([logs], old_site, site.BuildOptions())
+    full = tmp_path / "full"
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(old_site) == snapshot(full)
+    assert siblings(old_site) == []
+
+
+def test_unchanged_pages_are_linked_not_copied(logs, old_site):
+    page = sorted((old_site / "sessions").glob("*.html"))[0]
+    inode = page.stat().st_ino
+    site.build([logs], old_site, site.BuildOptions())
+    assert page.stat().st_ino == inode  # the same file, now in the new site
+    assert page.stat().st_nlink == 1  # and no longer in the removed old one
