@@ -2,9 +2,19 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from replay_site import publish
+
+DATA = Path(__file__).parent / "data"
+
+
+def copy_logs(folder: Path, formats: tuple[str, ...] = ("glue", "gptme")) -> Path:
+    """Example logs of a few formats in a folder of the test's own, free to change."""
+    for name in formats:
+        shutil.copytree(DATA / name, folder / name)
+    return folder
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str | None]:

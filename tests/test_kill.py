@@ -14,12 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from publishtools import siblings, snapshot
+from publishtools import DATA, copy_logs, siblings, snapshot
 
 from replay_site import publish, site
 from replay_site.cache import BuildCache
 
-DATA = Path(__file__).parent / "data"
 TRIALS = 10
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes through /proc")
@@ -89,9 +88,7 @@ def fork_build(logs: Path, out: Path, cli: bool = False) -> int:
 def rebuild(tmp_path_factory):
     """Logs, an old site with its build cache, and the site a rebuild of changed logs gives."""
     root = tmp_path_factory.mktemp("kill")
-    logs = root / "logs"
-    shutil.copytree(DATA / "glue", logs / "glue")
-    shutil.copytree(DATA / "gptme", logs / "gptme")
+    logs = copy_logs(root / "logs")
     for copy in range(4):  # enough sessions to keep two workers busy for a while
         shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / f"copy-{copy}")
     out = root / "pub" / "site"

@@ -12,19 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from publishtools import siblings, snapshot
+from publishtools import copy_logs, siblings, snapshot
 from replay_site import publish, site, writer
 from replay_site.cli import app
 
-DATA = Path(__file__).parent / "data"
-
-
 @pytest.fixture
 def logs(tmp_path) -> Path:
-    folder = tmp_path / "logs"
-    shutil.copytree(DATA / "glue", folder / "glue")
-    shutil.copytree(DATA / "gptme", folder / "gptme")
-    return folder
+    return copy_logs(tmp_path / "logs")
 
 
 @pytest.fixture
@@ -252,3 +246,59 @@ def test_unchanged_pages_are_linked_not_copied(logs, old_site):
     site.build([logs], old_site, site.BuildOptions())
     assert page.stat().st_ino == inode  # the same file, now in the new site
     assert page.stat().st_nlink == 1  # and no longer in the removed old one
+
+
+def test_a_leftover_old_folder_alone_is_not_taken_for_the_site(tmp_path):
+    """Only the two halves of one cut swap (same suffix) bring a site back."""
+    out = tmp_path / "site"
+    leftover = tmp_path / ".site.replay-site-old-eeee"
+    leftover.mkdir()
+    (leftover / publish.MANIFEST).write_text("[]")
+    (leftover / "notes.txt").write_text("the user's")
+    publish.recover(out)
+    assert not out.exists()
+    assert (leftover / "notes.txt").read_text() == "the user's"
+
+
+def test_a_failed_second_rename_puts_the_old_site_back(logs, old_site, monkeypatch):
+    monkeypatch.setattr(publish, "_exchange", None)
+    before = snapshot(old_site)
+    real_rename = os.rename
+
+    def failing_rename(source, target):
+        if ".replay-site-new-" in str(source):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", failing_rename)
+    assert_one_error(build_cli(str(logs), "-o", str(old_site), "--full"), "cannot publish")
+    monkeypatch.setattr(os, "rename", real_rename)
+    assert snapshot(old_site) == before
+    assert siblings(old_site) == []
+
+
+def test_a_file_size_limit_mid_write_is_one_line_and_leaves_nothing(logs, old_site, tmp_path):
+    """A real failing write (RLIMIT_FSIZE, like a disk filling up during a file), in a child."""
+    before = snapshot(old_site)
+    errors = tmp_path / "stderr.txt"
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            import resource
+            import signal
+            import sys
+
+            sys.stderr = open(errors, "w", buffering=1)  # noqa: SIM115 - the child ends with os._exit
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+            resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+            app(["build", str(logs), "-o", str(old_site), "-q", "--full", "-j", "1"], prog_name="replay-site")
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        finally:
+            os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 2
+    lines = [line for line in errors.read_text().splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "File too large" in lines[0], lines
+    assert snapshot(old_site) == before
+    assert siblings(old_site) == []

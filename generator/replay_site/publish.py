@@ -72,6 +72,13 @@ def foreign_files(out: Path) -> list[str]:
 def check_output(out: Path, sources: Iterable[Path], force: bool) -> Path:
     """The folder to publish at (a symlinked output folder is followed once, here), after
     refusing what would hurt the user's files. Raises PublishError."""
+    try:
+        return _checked_output(out, list(sources), force)
+    except OSError as exc:
+        raise PublishError(f"cannot use the output folder {out}: {exc.strerror or exc}") from None
+
+
+def _checked_output(out: Path, sources: list[Path], force: bool) -> Path:
     if out.exists() and not out.is_dir():
         raise PublishError(f"the output {out} is a file, not a folder")
     real = out.resolve()
@@ -97,21 +104,32 @@ def check_output(out: Path, sources: Iterable[Path], force: bool) -> Path:
     return real
 
 
-def lock(folder: Path) -> int:
+def lock(folder: Path) -> int | None:
     """Hold an exclusive lock on `folder` for this process's life, so another build's recovery
-    leaves a staging folder in use alone. Returns the descriptor."""
+    leaves a staging folder in use alone. Returns the descriptor; None where the file system
+    has no locks (then only a concurrent build into the same folder is unprotected).
+    Raises BlockingIOError when another process holds the lock."""
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        raise
+    except OSError:
+        os.close(descriptor)
+        return None
     return descriptor
 
 
 def _in_use(folder: Path) -> bool:
     try:
-        os.close(lock(folder))
+        descriptor = lock(folder)
     except BlockingIOError:
         return True
     except OSError:
         return False
+    if descriptor is not None:
+        os.close(descriptor)
     return False
 
 
@@ -125,10 +143,12 @@ def recover(out: Path) -> list[str]:
     stale = sorted(p for p in parent.iterdir()
                    if p.name.startswith((temp_prefix(out, NEW), temp_prefix(out, OLD))) and p.is_dir() and not p.is_symlink())
     if not os.path.lexists(out):
-        moved_aside = [p for p in stale if p.name.startswith(temp_prefix(out, OLD))]
-        if moved_aside:
-            os.rename(moved_aside[0], out)
-            stale.remove(moved_aside[0])
+        # both halves of one swap (same suffix) beside a missing folder: cut between its renames
+        for aside in [p for p in stale if p.name.startswith(temp_prefix(out, OLD))]:
+            if aside.with_name(aside.name.replace(OLD, NEW, 1)) in stale:
+                os.rename(aside, out)
+                stale.remove(aside)
+                break
     kept: list[str] = []
     for folder in stale:
         if not _in_use(folder):
@@ -217,8 +237,12 @@ def swap(staging: Path, out: Path) -> Path | None:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
                 raise
     aside = staging.with_name(staging.name.replace(NEW, OLD, 1))
-    os.rename(out, aside)  # a kill from here to the next line is undone by recover()
-    os.rename(staging, out)
+    os.rename(out, aside)  # a kill from here to the next rename is undone by recover()
+    try:
+        os.rename(staging, out)
+    except BaseException:
+        os.rename(aside, out)
+        raise
     return aside
 
 

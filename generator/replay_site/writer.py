@@ -64,16 +64,16 @@ class SiteWriter(FolderWriter):
         self.out = out
         self.live = check_output(out, sources, force)
         self.force = force
-        self.leftovers: list[str] = recover(self.live)  # paths replay-site did not write, left in place
         self._published = False
         self._lock: int | None = None
         try:
+            self.leftovers: list[str] = recover(self.live)  # paths replay-site did not write, left in place
             staging = Path(tempfile.mkdtemp(prefix=temp_prefix(self.live, NEW), dir=self.live.parent))
         except OSError as exc:
             raise PublishError(f"cannot create a folder beside {out}: {exc.strerror}") from None
         super().__init__(staging)
-        self._lock = lock(staging)
         try:
+            self._lock = lock(staging)
             (staging / PARTIAL).touch()
         except OSError as exc:
             self.abort()
