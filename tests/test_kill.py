@@ -10,6 +10,8 @@ import os
 import random
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -169,3 +171,29 @@ def _command(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_workers_and_the_resource_tracker_die_with_a_killed_build(rebuild):
+    """A fresh interpreter (so the build starts its own resource tracker), killed with -9
+    while its workers run: nothing it started stays."""
+    logs, out, old, new, restore, _seconds = rebuild
+    restore()
+    command = [sys.executable, "-c", "from replay_site.cli import app; app(prog_name='replay-site')",
+               "build", str(logs), "-o", str(out), "-q", "-j", "2"]
+    build = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    family: set[int] = set()
+    while not {"spawn_main", "resource_tracker"} <= {word for pid in family for word in _roles(pid)}:
+        assert build.poll() is None, "the build ended before its workers were seen"
+        assert time.monotonic() < deadline, "the build started no worker"
+        time.sleep(0.05)
+        family = descendants(build.pid)
+    build.kill()
+    build.wait()
+    assert not survivors(family)
+    assert snapshot(out) in (old, new)
+
+
+def _roles(pid: int) -> set[str]:
+    command = _command(pid)
+    return {role for role in ("spawn_main", "resource_tracker") if role in command}

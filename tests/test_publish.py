@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import shutil
+import signal
+import sys
+import traceback
 import tempfile
 import types
 from pathlib import Path
@@ -171,15 +175,28 @@ def test_an_output_whose_folder_cannot_be_created_is_one_line(logs, tmp_path, mo
     assert list((tmp_path / "ro").iterdir()) == []
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders; the patched writer covers it")
-def test_a_read_only_output_folder_is_one_line(logs, old_site):
-    before = snapshot(old_site)
-    old_site.chmod(0o555)
+def test_a_read_only_output_folder_is_one_line(logs, old_site, tmp_path):
+    """A real unwritable folder: as root (who may write anywhere) the build runs as nobody."""
+    public = Path(tempfile.mkdtemp(prefix="replay-site-ro-"))  # /tmp: a folder nobody may enter
     try:
-        assert_one_error(build_cli(str(logs), "-o", str(old_site)), "not writable")
+        public.chmod(0o755)
+        out = public / "site"
+        shutil.copytree(old_site, out)
+        out.chmod(0o555)
+        before = snapshot(out)
+        lines = build_in_child(["build", str(logs), "-o", str(out), "-q"], tmp_path / "stderr.txt",
+                               prepare=_become_nobody, status=2)
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "not writable" in lines[0], lines
+        assert snapshot(out) == before
     finally:
-        old_site.chmod(0o755)
-    assert snapshot(old_site) == before
+        shutil.rmtree(public)
+
+
+def _become_nobody() -> None:
+    if os.geteuid() == 0:
+        CliRunner().invoke(app, ["build", "--help"])  # load what click imports lazily while we still may read it
+        os.setgid(65534)
+        os.setuid(65534)
 
 
 def test_the_next_build_clears_what_a_killed_build_left_beside_the_site(logs, old_site):
@@ -277,28 +294,36 @@ def test_a_failed_second_rename_puts_the_old_site_back(logs, old_site, monkeypat
     assert siblings(old_site) == []
 
 
-def test_a_file_size_limit_mid_write_is_one_line_and_leaves_nothing(logs, old_site, tmp_path):
-    """A real failing write (RLIMIT_FSIZE, like a disk filling up during a file), in a child."""
-    before = snapshot(old_site)
-    errors = tmp_path / "stderr.txt"
+def build_in_child(arguments: list[str], errors: Path, prepare, status: int) -> list[str]:
+    """Run the command line in a forked child after `prepare()`; its exit status must be
+    `status`. Returns the child's non-blank stderr lines."""
     pid = os.fork()
     if pid == 0:
         code = 3
         try:
-            import resource
-            import signal
-            import sys
-
             sys.stderr = open(errors, "w", buffering=1)  # noqa: SIM115 - the child ends with os._exit
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
-            resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
-            app(["build", str(logs), "-o", str(old_site), "-q", "--full", "-j", "1"], prog_name="replay-site")
+            prepare()
+            app(arguments, prog_name="replay-site")
         except SystemExit as exit_:
             code = exit_.code if isinstance(exit_.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
         finally:
             os._exit(code)
-    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 2
-    lines = [line for line in errors.read_text().splitlines() if line.strip()]
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == status, errors.read_text()
+    return [line for line in errors.read_text().splitlines() if line.strip()]
+
+
+def _limit_file_size() -> None:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+
+def test_a_file_size_limit_mid_write_is_one_line_and_leaves_nothing(logs, old_site, tmp_path):
+    """A real failing write (RLIMIT_FSIZE, like a disk filling up during a file), in a child."""
+    before = snapshot(old_site)
+    lines = build_in_child(["build", str(logs), "-o", str(old_site), "-q", "--full", "-j", "1"],
+                           tmp_path / "stderr.txt", prepare=_limit_file_size, status=2)
     assert len(lines) == 1 and lines[0].startswith("error: ") and "File too large" in lines[0], lines
     assert snapshot(old_site) == before
     assert siblings(old_site) == []
