@@ -197,3 +197,75 @@ def test_workers_and_the_resource_tracker_die_with_a_killed_build(rebuild):
 def _roles(pid: int) -> set[str]:
     command = _command(pid)
     return {role for role in ("spawn_main", "resource_tracker") if role in command}
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _kill_during_cleanup(after_unlinks: int):
+    """Patch: the build dies after removing `after_unlinks` files of the previous site."""
+    from replay_site import writer
+
+    real_discard, real_unlink = writer.discard, os.unlink
+
+    def discard(folder, live):
+        count = 0
+
+        def unlink(path, *args, **kwargs):
+            nonlocal count
+            if count == after_unlinks:
+                _die()
+            count += 1
+            real_unlink(path, *args, **kwargs)
+
+        os.unlink = unlink
+        return real_discard(folder, live)
+
+    writer.discard = discard
+
+
+def _kill_before_swap():
+    from replay_site import writer
+
+    writer.swap = lambda *_args: _die()
+
+
+def _kill_between_the_two_renames():
+    publish._exchange = None
+    real_rename = os.rename
+
+    def rename(source, target):
+        real_rename(source, target)
+        if ".replay-site-old-" in str(target):
+            _die()
+
+    os.rename = rename
+
+
+@pytest.mark.parametrize("kill_point, outcome", [
+    (_kill_before_swap, "old"),
+    (lambda: _kill_during_cleanup(0), "new"),
+    (lambda: _kill_during_cleanup(7), "new"),
+    (_kill_between_the_two_renames, "missing"),
+], ids=["before-swap", "right-after-swap", "during-cleanup", "between-two-renames"])
+def test_a_kill_at_each_step_of_publishing(rebuild, kill_point, outcome):
+    """The moments a random kill rarely hits, hit on purpose: what the folder holds right
+    after, and that the next build's recovery restores exactly that site and clears the rest."""
+    logs, out, old, new, restore, _seconds = rebuild
+    restore()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            kill_point()
+            site.build([logs], out, site.BuildOptions(jobs=1))
+        finally:
+            os._exit(3)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == -signal.SIGKILL
+    if outcome == "missing":
+        assert not out.exists() and siblings(out)  # the old site lies beside, for the next build
+    else:
+        assert snapshot(out) == {"old": old, "new": new}[outcome]
+    publish.recover(out)
+    assert snapshot(out) == (new if outcome == "new" else old)
+    assert siblings(out) == []

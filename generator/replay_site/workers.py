@@ -66,6 +66,7 @@ class WorkerPool(ProcessPoolExecutor):
     def __exit__(self, exc_type, exc, traceback):
         if exc_type is None:
             return super().__exit__(exc_type, exc, traceback)
+        # the executor has no public way to stop running tasks; its process table is the way in
         processes = list((self._processes or {}).values())
         for process in processes:
             process.kill()
