@@ -82,6 +82,8 @@ def test_a_folder_replay_site_did_not_write_is_refused_without_force_and_kept_wi
     (out / "notes").mkdir(parents=True)
     (out / "CNAME").write_text("example.org\n")
     (out / "notes" / "todo.md").write_text("keep me\n")
+    (out / "notes").chmod(0o750)
+    os.utime(out / "notes", ns=(1_700_000_000_000_000_000,) * 2)
     mine = snapshot(out)
     assert_one_error(build_cli(str(logs), "-o", str(out)), "not written by replay-site", "--force")
     assert snapshot(out) == mine
@@ -91,6 +93,8 @@ def test_a_folder_replay_site_did_not_write_is_refused_without_force_and_kept_wi
     assert (out / "index.html").is_file()
     assert {rel: value for rel, value in snapshot(out).items() if rel in mine} == mine
     assert siblings(out) == []
+    notes = (out / "notes").stat()
+    assert (notes.st_mode & 0o777, notes.st_mtime_ns) == (0o750, 1_700_000_000_000_000_000)  # the folder as it was
 
     # the user's files stay foreign: the next build needs --force again, and keeps them again
     assert_one_error(build_cli(str(logs), "-o", str(out)), "CNAME", "--force")

@@ -247,16 +247,18 @@ def swap(staging: Path, out: Path) -> Path | None:
 
 
 def carry_over(out: Path, staging: Path) -> list[str]:
-    """--force: hard-link the files replay-site did not write (and the folders) into the new
-    site, so the swap keeps them. Returns what could not be carried because the new site
-    has a file of the same name; it stays in the old folder."""
-    clashes = []
+    """--force: hard-link the files replay-site did not write into the new site, and recreate
+    their folders with the same permissions and times, so the swap keeps them. Returns what
+    could not be carried because the new site has a file of the same name; it stays in the
+    old folder."""
+    clashes, folders = [], []
     ours = (read_manifest(out) or set()) | {MANIFEST, PARTIAL}
     for rel, entry in sorted(walk(out), key=lambda item: item[0]):
         target = staging / rel
         if entry.is_dir(follow_symlinks=False):
-            if not target.is_dir() and not os.path.lexists(target):
-                target.mkdir(parents=True, exist_ok=True)
+            if not os.path.lexists(target) and target.parent.is_dir() and not target.parent.is_symlink():
+                target.mkdir()
+                folders.append(rel)
             continue
         if rel in ours:
             continue
@@ -264,6 +266,8 @@ def carry_over(out: Path, staging: Path) -> list[str]:
             clashes.append(rel)
             continue
         os.link(entry.path, target, follow_symlinks=False)
+    for rel in reversed(folders):  # after their contents, which change a folder's times
+        shutil.copystat(out / rel, staging / rel, follow_symlinks=False)
     return clashes
 
 
