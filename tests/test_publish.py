@@ -331,3 +331,16 @@ def test_a_file_size_limit_mid_write_is_one_line_and_leaves_nothing(logs, old_si
     assert len(lines) == 1 and lines[0].startswith("error: ") and "File too large" in lines[0], lines
     assert snapshot(old_site) == before
     assert siblings(old_site) == []
+
+
+def test_a_site_put_back_by_recovery_is_checked_like_any_other(logs, old_site):
+    """Recovery runs before the output-folder rules, so a site it puts back is not built
+    over without them."""
+    (old_site / "notes.txt").write_text("the user's")
+    aside = old_site.parent / ".site.replay-site-old-ffff"
+    os.rename(old_site, aside)
+    (old_site.parent / ".site.replay-site-new-ffff").mkdir()
+    with pytest.raises(publish.PublishError, match="notes.txt"):
+        site.build([logs], old_site, site.BuildOptions())
+    assert (old_site / "notes.txt").read_text() == "the user's"
+    assert siblings(old_site) == []

@@ -69,39 +69,39 @@ def foreign_files(out: Path) -> list[str]:
                   if not entry.is_dir(follow_symlinks=False) and rel != MANIFEST and rel not in listed)
 
 
-def check_output(out: Path, sources: Iterable[Path], force: bool) -> Path:
+def output_folder(out: Path, sources: Iterable[Path]) -> Path:
     """The folder to publish at (a symlinked output folder is followed once, here), after
-    refusing what would hurt the user's files. Raises PublishError."""
+    refusing a file or a folder that overlaps a source. Creates its parent. Raises PublishError."""
     try:
-        return _checked_output(out, list(sources), force)
-    except OSError as exc:
-        raise PublishError(f"cannot use the output folder {out}: {exc.strerror or exc}") from None
-
-
-def _checked_output(out: Path, sources: list[Path], force: bool) -> Path:
-    if out.exists() and not out.is_dir():
-        raise PublishError(f"the output {out} is a file, not a folder")
-    real = out.resolve()
-    for source in sources:
-        source = source.resolve()
-        if source == real or real.is_relative_to(source) or source.is_relative_to(real):
-            raise PublishError(f"the output folder {out} overlaps the source {source}; choose a folder outside the logs")
-    try:
+        if out.exists() and not out.is_dir():
+            raise PublishError(f"the output {out} is a file, not a folder")
+        real = out.resolve()
+        for source in sources:
+            source = source.resolve()
+            if source == real or real.is_relative_to(source) or source.is_relative_to(real):
+                raise PublishError(f"the output folder {out} overlaps the source {source}; choose a folder outside the logs")
         real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise PublishError(f"cannot create the output folder {out}: {exc.strerror}") from None
-    for folder in (real, real.parent) if real.exists() else (real.parent,):
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise PublishError(f"the folder {folder} is not writable")
-    if real.exists() and not force:
-        foreign = foreign_files(real)
-        if foreign and read_manifest(real) is None:
-            raise PublishError(f"the output folder {out} is not empty and was not written by replay-site; "
-                               "choose another folder, or pass --force to build into it (its files are kept)")
-        if foreign:
-            raise PublishError(f"the output folder {out} holds files replay-site did not write "
-                               f"({len(foreign)}, e.g. {foreign[0]}); remove them, or pass --force to keep them in the new site")
+        raise PublishError(f"cannot use the output folder {out}: {exc.strerror or exc}") from None
     return real
+
+
+def check_writable(out: Path, real: Path, force: bool) -> None:
+    """Refuse a folder that cannot be written, or that holds files replay-site did not write
+    (unless `force`). Raises PublishError."""
+    try:
+        for folder in (real, real.parent) if real.exists() else (real.parent,):
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise PublishError(f"the folder {folder} is not writable")
+        foreign = foreign_files(real) if real.exists() and not force else []
+    except OSError as exc:
+        raise PublishError(f"cannot use the output folder {out}: {exc.strerror or exc}") from None
+    if foreign and read_manifest(real) is None:
+        raise PublishError(f"the output folder {out} is not empty and was not written by replay-site; "
+                           "choose another folder, or pass --force to build into it (its files are kept)")
+    if foreign:
+        raise PublishError(f"the output folder {out} holds files replay-site did not write "
+                           f"({len(foreign)}, e.g. {foreign[0]}); remove them, or pass --force to keep them in the new site")
 
 
 def lock(folder: Path) -> int | None:

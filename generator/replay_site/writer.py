@@ -11,8 +11,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from .publish import (MANIFEST, NEW, PARTIAL, PublishError, carry_over, check_output, discard, lock, recover,
-                      remove_tree, swap, temp_prefix)
+from .publish import (MANIFEST, NEW, PARTIAL, PublishError, carry_over, check_writable, discard, lock, output_folder,
+                      recover, remove_tree, swap, temp_prefix)
 
 # mkstemp creates files readable by their owner only; a site is meant to be served and
 # shared, so files get the usual permissions under the user's umask.
@@ -62,12 +62,17 @@ class SiteWriter(FolderWriter):
 
     def __init__(self, out: Path, sources: Iterable[Path] = (), force: bool = False):
         self.out = out
-        self.live = check_output(out, sources, force)
+        self.live = output_folder(out, sources)
         self.force = force
         self._published = False
         self._lock: int | None = None
         try:
+            # first undo what a killed build left, which may put the previous site back
             self.leftovers: list[str] = recover(self.live)  # paths replay-site did not write, left in place
+        except OSError as exc:
+            raise PublishError(f"cannot tidy the folder beside {out}: {exc.strerror}") from None
+        check_writable(out, self.live, force)
+        try:
             staging = Path(tempfile.mkdtemp(prefix=temp_prefix(self.live, NEW), dir=self.live.parent))
         except OSError as exc:
             raise PublishError(f"cannot create a folder beside {out}: {exc.strerror}") from None
