@@ -65,8 +65,9 @@ def survivors(pids: set[int], seconds: float = 5.0) -> set[int]:
     return alive
 
 
-def fork_build(logs: Path, out: Path, cli: bool = False) -> int:
-    """Start a rebuild with two workers in a child process of its own process group."""
+def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = ()) -> int:
+    """Start a rebuild with two workers in a child process of its own process group; with
+    `cli`, through the command line with those options."""
     pid = os.fork()
     if pid:
         return pid
@@ -76,7 +77,7 @@ def fork_build(logs: Path, out: Path, cli: bool = False) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         if cli:
             from replay_site.cli import app
-            app(["build", str(logs), "-o", str(out), "-q", "-j", "2"], prog_name="replay-site")
+            app(["build", str(logs), "-o", str(out), "-q", *cli], prog_name="replay-site")
         else:
             site.build([logs], out, site.BuildOptions(jobs=2))
             code = 0
@@ -145,21 +146,23 @@ def test_a_killed_rebuild_leaves_the_old_or_the_new_site_and_no_worker(rebuild):
     print(f"seed {seed}: {outcomes.count('old')} old, {outcomes.count('new')} new of {TRIALS}")
 
 
-def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild, jobs):
     logs, out, old, _new, restore, _seconds = rebuild
     restore()
-    pid = fork_build(logs, out, cli=True)
+    pid = fork_build(logs, out, cli=("-j", jobs, "--full"))
     deadline = time.monotonic() + 30
-    while not any("spawn_main" in _command(child) for child in descendants(pid)):  # the workers are up
-        assert time.monotonic() < deadline, "the build started no worker"
-        time.sleep(0.05)
-    time.sleep(0.2)
+    while not siblings(out) or (jobs != "1" and not any("spawn_main" in _command(child) for child in descendants(pid))):
+        assert time.monotonic() < deadline, "the build did not start"  # staging (and the workers) are up
+        time.sleep(0.01)
+    time.sleep(0.1)
     family = descendants(pid)
     os.killpg(pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
     stopped = time.monotonic()
-    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+    while (status := os.waitpid(pid, os.WNOHANG)) == (0, 0):
         assert time.monotonic() - stopped < 10, "Ctrl-C did not stop the build"
         time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(status[1]) not in (0, 3), "the build was not stopped by Ctrl-C"
     print(f"stopped {time.monotonic() - stopped:.2f}s after Ctrl-C")
     assert snapshot(out) == old
     assert siblings(out) == []  # the staging folder is removed on the way out
