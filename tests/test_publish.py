@@ -344,3 +344,14 @@ def test_a_site_put_back_by_recovery_is_checked_like_any_other(logs, old_site):
         site.build([logs], old_site, site.BuildOptions())
     assert (old_site / "notes.txt").read_text() == "the user's"
     assert siblings(old_site) == []
+
+
+def test_a_file_of_yours_where_the_new_site_writes_stays_beside_it_and_is_reported(logs, tmp_path):
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "index.html").write_text("my own front page")
+    result = site.build([logs], out, site.BuildOptions(force=True))
+    assert (out / "index.html").read_text() != "my own front page"  # the site needs that name
+    kept = [p for p in out.parent.glob(".docs.replay-site-*/index.html")]
+    assert len(kept) == 1 and kept[0].read_text() == "my own front page"  # never deleted
+    assert [str(p) for p in result.problems if "left in place" in str(p)] == [f"{kept[0]}: not written by replay-site, so left in place"]

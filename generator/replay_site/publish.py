@@ -246,12 +246,12 @@ def swap(staging: Path, out: Path) -> Path | None:
     return aside
 
 
-def carry_over(out: Path, staging: Path) -> list[str]:
+def carry_over(out: Path, staging: Path) -> None:
     """--force: hard-link the files replay-site did not write into the new site, and recreate
-    their folders with the same permissions and times, so the swap keeps them. Returns what
-    could not be carried because the new site has a file of the same name; it stays in the
-    old folder."""
-    clashes, folders = [], []
+    their folders with the same permissions and times, so the swap keeps them. A file where
+    the new site has one of the same name is not carried: it stays in the old folder, which
+    discard() then keeps and reports."""
+    folders = []
     ours = (read_manifest(out) or set()) | {MANIFEST, PARTIAL}
     for rel, entry in sorted(walk(out), key=lambda item: item[0]):
         target = staging / rel
@@ -262,13 +262,10 @@ def carry_over(out: Path, staging: Path) -> list[str]:
             continue
         if rel in ours:
             continue
-        if os.path.lexists(target) or not target.parent.is_dir() or target.parent.is_symlink():
-            clashes.append(rel)
-            continue
-        os.link(entry.path, target, follow_symlinks=False)
+        if not os.path.lexists(target) and target.parent.is_dir() and not target.parent.is_symlink():
+            os.link(entry.path, target, follow_symlinks=False)
     for rel in reversed(folders):  # after their contents, which change a folder's times
         shutil.copystat(out / rel, staging / rel, follow_symlinks=False)
-    return clashes
 
 
 def remove_tree(folder: Path) -> None:

@@ -125,8 +125,7 @@ class SiteWriter(FolderWriter):
         self.write(MANIFEST, json.dumps(sorted(self.written | {MANIFEST}), indent=0))
         try:
             if self.force and self.live.is_dir():
-                self.leftovers += [f"{self.live / rel} (the new site has a file of that name)"
-                                   for rel in carry_over(self.live, self.root)]
+                carry_over(self.live, self.root)  # what cannot be carried stays in the old folder, reported below
             mode = stat.S_IMODE(self.live.stat().st_mode) if self.live.is_dir() else FOLDER_MODE
             os.chmod(self.root, mode)
             (self.root / PARTIAL).unlink()
