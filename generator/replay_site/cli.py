@@ -12,6 +12,7 @@ import typer
 from . import catalog, site, standalone, terminal
 from .costs import PriceBook, PriceFileError, load_price_overrides
 from .discover import DiscoveryError
+from .publish import PublishError
 from .readers import registry
 
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True, add_completion=False)
@@ -35,6 +36,17 @@ def _user_errors() -> Iterator[None]:
     except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
         typer.secho(f"error: {exc}", err=True, fg="red")
         raise typer.Exit(1) from None
+
+
+@contextmanager
+def _output_errors() -> Iterator[None]:
+    """An output folder that cannot or must not be written (a file, a source, someone
+    else's files, a full disk): one error line, exit status 2, the old site untouched."""
+    try:
+        yield
+    except PublishError as exc:
+        typer.secho(f"error: {exc}", err=True, fg="red")
+        raise typer.Exit(2) from None
 
 
 def _roots(sources: list[Path] | None, format_name: str, quiet: bool = True) -> list[Path]:
@@ -79,11 +91,12 @@ def build(
     compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
     redact: RedactOpt = False,
     full: Annotated[bool, typer.Option("--full", help="Read and render everything again, ignoring what the last build of this folder cached.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Build into a folder holding files replay-site did not write; they are kept.")] = False,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
-    with _user_errors():
+    with _user_errors(), _output_errors():
         options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=_prices(prices),
-                                    compare=list(compare or []), jobs=jobs, redact=redact, incremental=not full)
+                                    compare=list(compare or []), jobs=jobs, redact=redact, incremental=not full, force=force)
         with terminal.ProgressBar(enabled=not quiet) as progress:
             result = site.build(_roots(sources, format_name, quiet), out, options, progress)
     if not quiet:

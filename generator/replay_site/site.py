@@ -13,7 +13,6 @@ import os
 import traceback
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
@@ -31,7 +30,8 @@ from .redact import redact_session
 from .render import Link, PageNav, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
-from .writer import SiteWriter
+from .workers import WorkerPool
+from .writer import FolderWriter, SiteWriter
 
 Progress = Callable[[int, int], None]
 
@@ -46,6 +46,7 @@ class BuildOptions:
     jobs: int = 1  # worker processes; 0 = one per core when the build is large enough
     redact: bool = False  # replace credentials in every text before rendering (redact.py)
     incremental: bool = True  # reuse what the last build of the same folder learned (cache.py)
+    force: bool = False  # build into a folder holding files replay-site did not write (kept as they are)
 
 
 @dataclass
@@ -111,6 +112,17 @@ def _order(summaries: list[SessionSummary]) -> list[SessionSummary]:
 
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    """Build the site in a staging folder and publish it whole (writer.py): a build that
+    fails or is stopped leaves the previous site as it was."""
+    with SiteWriter(out, roots, options.force) as writer:
+        result = _build(roots, writer, options, progress)
+    result.problems.extend(Problem("warning", "not written by replay-site, so left in place", path)
+                           for path in writer.leftovers)
+    return result
+
+
+def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progress: Progress | None) -> BuildResult:
+    out = writer.out
     result = BuildResult(out)
     sources = discover(roots, pick_readers(options.format), result.problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
@@ -148,18 +160,16 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         # Pass 2: pages, each worker writing its own files atomically; a source whose pages
         # would come out the same is left as it is.
         all_navs = _navigation(result.summaries)
-        writer = SiteWriter(out)
         tasks = []
         for index, source in enumerate(sources):
             navs = {Path(s.page).stem: all_navs[Path(s.page).stem] for s in per_source[index][0]}
             kept = cache.unchanged_pages(source, navs, out)
-            if kept is None:
+            if kept is None or not writer.keep(kept):
                 tasks.append((index, (source, navs)))
                 continue
-            writer.written |= set(kept)
             cache.remember(source, *per_source[index], navs, kept)
             tick()
-        pages = pool.map(partial(_write_source_pages, options=options, out=out), [task for _, task in tasks])
+        pages = pool.map(partial(_write_source_pages, options=options, out=writer.root), [task for _, task in tasks])
         for (index, (source, navs)), (written, problems) in zip(tasks, pages):
             writer.written |= written
             result.problems.extend(problems)
@@ -172,7 +182,7 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
-    for name, data in search.site_files(out, result.summaries).items():
+    for name, data in search.site_files(writer.root, result.summaries).items():
         writer.write(name, data)
     writer.finish()
     cache.save()
@@ -209,7 +219,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     and the pages that could only be written as an error notice."""
     source, navs = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
-    writer = SiteWriter(out)
+    writer = FolderWriter(out)
     problems: list[Problem] = []
     sessions, _ = read_source(source, options.prices, options.redact)
     for top in sessions:
@@ -259,7 +269,7 @@ def _executor(jobs: int, sources: int):
         return _InlineExecutor()
     # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
     # process can deadlock the children.
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    return WorkerPool(workers, multiprocessing.get_context("spawn"))
 
 
 def _load_one(reference: str, options: BuildOptions) -> Session:

@@ -1,52 +1,153 @@
-"""The site writer: knows only files. Each file is written atomically (temp file, then
-rename), and files an earlier build wrote but this one did not are removed, so a site
-never mixes two builds' pages for long and never keeps pages of deleted sessions."""
+"""The site writer: knows only files. A build writes into a staging folder beside the output
+folder and publishes it whole in finish() (publish.py), so a site never mixes two builds and
+a failed or killed build leaves the previous site as it was."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
 import tempfile
-from pathlib import Path
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
 
-MANIFEST = ".replay-site-manifest.json"
+from .publish import (MANIFEST, NEW, PARTIAL, PublishError, carry_over, check_writable, discard, lock, output_folder,
+                      recover, remove_tree, swap, temp_prefix)
 
 # mkstemp creates files readable by their owner only; a site is meant to be served and
 # shared, so files get the usual permissions under the user's umask.
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 FILE_MODE = 0o666 & ~_UMASK
+FOLDER_MODE = 0o777 & ~_UMASK
 
 
-class SiteWriter:
-    def __init__(self, out: Path):
-        self.out = out
+class FolderWriter:
+    """Writes files into a folder this build owns. Each file goes through a temp file and a
+    rename, so a file linked from the previous site is replaced, never written through."""
+
+    def __init__(self, root: Path):
+        self.root = root
         self.written: set[str] = set()
 
+    def _target(self, relative: str) -> Path:
+        parts = PurePosixPath(relative).parts
+        if not parts or relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+            raise ValueError(f"not a path inside the site: {relative!r}")
+        return self.root.joinpath(*parts)
+
     def write(self, relative: str, data: str | bytes) -> None:
-        target = self.out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = self._target(relative)
         payload = data.encode() if isinstance(data, str) else data
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(payload)
-            os.chmod(temp, FILE_MODE)
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(payload)
+                os.chmod(temp, FILE_MODE)
+                os.replace(temp, target)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise PublishError(f"cannot write {relative} of the site: {exc.strerror or exc}") from None
         self.written.add(relative)
 
-    def finish(self) -> None:
-        """Remove what the previous build wrote and this one did not, then record this build."""
-        manifest = self.out / MANIFEST
+
+class SiteWriter(FolderWriter):
+    """Stages a whole site beside `out` and publishes it in finish(). Use it as a context
+    manager: leaving the block without finish() (an error, Ctrl-C) removes the staging
+    folder and leaves the previous site untouched."""
+
+    def __init__(self, out: Path, sources: Iterable[Path] = (), force: bool = False):
+        self.out = out
+        self.live = output_folder(out, sources)
+        self.force = force
+        self._published = False
+        self._lock: int | None = None
         try:
-            previous = set(json.loads(manifest.read_text()))
-        except (OSError, ValueError):
-            previous = set()
-        root = self.out.resolve()
-        for stale in sorted(previous - self.written):
-            path = (self.out / stale).resolve()
-            if path.is_relative_to(root):  # the manifest is a file on disk: trust nothing in it
-                path.unlink(missing_ok=True)
+            # first undo what a killed build left, which may put the previous site back
+            self.leftovers: list[str] = recover(self.live)  # paths replay-site did not write, left in place
+        except OSError as exc:
+            raise PublishError(f"cannot tidy the folder beside {out}: {exc.strerror}") from None
+        check_writable(out, self.live, force)
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=temp_prefix(self.live, NEW), dir=self.live.parent))
+        except OSError as exc:
+            raise PublishError(f"cannot create a folder beside {out}: {exc.strerror}") from None
+        super().__init__(staging)
+        try:
+            self._lock = lock(staging)
+            (staging / PARTIAL).touch()
+        except OSError as exc:
+            self.abort()
+            raise PublishError(f"cannot write beside {out}: {exc.strerror}") from None
+
+    def __enter__(self) -> SiteWriter:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if not self._published:
+            self.abort()
+
+    def keep(self, relatives: Iterable[str]) -> bool:
+        """Take these files of the previous site into the new one unchanged (hard links, so
+        nothing is copied and their times stay). False, and nothing taken, when one of them
+        is not a regular file of the previous site itself (a symlink is never followed)."""
+        relatives = list(relatives)
+        sources = [(self.live / rel, self._target(rel)) for rel in relatives]
+        root = os.path.realpath(self.live)
+        for source, _ in sources:
+            try:
+                regular = stat.S_ISREG(source.lstat().st_mode)
+            except OSError:
+                return False
+            if not regular or os.path.realpath(source) != os.path.join(root, source.relative_to(self.live)):
+                return False
+        try:
+            for source, target in sources:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.unlink(missing_ok=True)
+                try:
+                    os.link(source, target, follow_symlinks=False)
+                except OSError:  # a file system without hard links: a copy keeps the bytes and times
+                    shutil.copy2(source, target, follow_symlinks=False)
+        except OSError as exc:
+            raise PublishError(f"cannot take {source.relative_to(self.live)} into the new site: {exc.strerror}") from None
+        self.written.update(relatives)
+        return True
+
+    def finish(self) -> None:
+        """Record this build's files in the manifest, carry over the user's own files (with
+        --force), and swap the staging folder into place; then empty the previous site's
+        folder by the deletion rule."""
         self.write(MANIFEST, json.dumps(sorted(self.written | {MANIFEST}), indent=0))
+        try:
+            if self.force and self.live.is_dir():
+                carry_over(self.live, self.root)  # what cannot be carried stays in the old folder, reported below
+            mode = stat.S_IMODE(self.live.stat().st_mode) if self.live.is_dir() else FOLDER_MODE
+            os.chmod(self.root, mode)
+            (self.root / PARTIAL).unlink()
+            previous = swap(self.root, self.live)
+        except OSError as exc:
+            raise PublishError(f"cannot publish the site at {self.out}: {exc.strerror}") from None
+        self._published = True
+        self._unlock()
+        if previous is not None:
+            try:
+                self.leftovers += discard(previous, self.live)
+            except OSError as exc:  # the new site is in place; the next build finishes the cleanup
+                self.leftovers.append(f"{previous} ({exc.strerror})")
+
+    def abort(self) -> None:
+        """Drop the staging folder: everything in it is this build's (or a link to a file
+        that is still in the output folder)."""
+        if not self._published:
+            self._unlock()
+            remove_tree(self.root)
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None

@@ -1,0 +1,274 @@
+"""A rebuild over a previous site, killed (SIGKILL) at random moments or stopped with Ctrl-C:
+the folder is exactly the old site or exactly the new one, byte for byte, no worker process
+outlives the build, and the next build clears what the killed one left beside the site.
+
+The build runs in a forked child (no interpreter start-up per trial, so a dozen trials stay
+quick) with two spawned workers, the way `replay-site build -j 2` runs."""
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from publishtools import DATA, copy_logs, siblings, snapshot
+
+from replay_site import publish, site
+from replay_site.cache import BuildCache
+
+TRIALS = 10
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes through /proc")
+
+
+def children_of() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def descendants(pid: int) -> set[int]:
+    tree, found, todo = children_of(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def survivors(pids: set[int], seconds: float = 5.0) -> set[int]:
+    """Those of `pids` still running after giving them `seconds` to go."""
+    deadline = time.monotonic() + seconds
+    alive = {pid for pid in pids if running(pid)}
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if running(pid)}
+    return alive
+
+
+def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = ()) -> int:
+    """Start a rebuild with two workers in a child process of its own process group; with
+    `cli`, through the command line with those options."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 3
+    try:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if cli:
+            from replay_site.cli import app
+            app(["build", str(logs), "-o", str(out), "-q", *cli], prog_name="replay-site")
+        else:
+            site.build([logs], out, site.BuildOptions(jobs=2))
+            code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    finally:
+        os._exit(code)
+
+
+@pytest.fixture(scope="module")
+def rebuild(tmp_path_factory):
+    """Logs, an old site with its build cache, and the site a rebuild of changed logs gives."""
+    root = tmp_path_factory.mktemp("kill")
+    logs = copy_logs(root / "logs")
+    for copy in range(4):  # enough sessions to keep two workers busy for a while
+        shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / f"copy-{copy}")
+    out = root / "pub" / "site"
+    site.build([logs], out, site.BuildOptions())
+    old = snapshot(out)
+    pristine = root / "pristine"
+    shutil.copytree(out, pristine, symlinks=True)
+    cache_file = BuildCache(out, "").path
+    cache = cache_file.read_bytes()
+
+    # the change: one log grows, one goes, one comes; the rest is kept from the old site
+    log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
+    log.write_text(log.read_text() + '{"role": "user", "content": "one more", "timestamp": "2026-11-23T09:00:00"}\n')
+    shutil.rmtree(logs / "glue" / "copy-0")
+    shutil.copytree(DATA / "gptme" / "native-notes", logs / "gptme" / "native-notes-2")
+
+    def restore() -> None:
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out, symlinks=True)
+        cache_file.write_bytes(cache)
+
+    started = time.monotonic()
+    pid = fork_build(logs, out)
+    assert os.waitpid(pid, 0)[1] == 0
+    seconds = time.monotonic() - started
+    new = snapshot(out)
+    assert new != old
+    return logs, out, old, new, restore, seconds
+
+
+def test_a_killed_rebuild_leaves_the_old_or_the_new_site_and_no_worker(rebuild):
+    logs, out, old, new, restore, seconds = rebuild
+    seed = random.randrange(1 << 30)
+    chance = random.Random(seed)
+    outcomes = []
+    for trial in range(TRIALS):
+        restore()
+        delay = chance.uniform(0, seconds * 1.05)
+        pid = fork_build(logs, out)
+        time.sleep(delay)
+        family = descendants(pid)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        state = snapshot(out)
+        where = f"seed {seed}, trial {trial}, killed after {delay:.2f}s of {seconds:.2f}s"
+        assert state in (old, new), f"{where}: a mix of two sites"
+        outcomes.append("old" if state == old else "new")
+        assert not survivors(family), f"{where}: processes outlived the build"
+        publish.recover(out)
+        assert snapshot(out) == state, f"{where}: recovery changed the site"
+        assert siblings(out) == [], f"{where}: recovery left {siblings(out)}"
+    print(f"seed {seed}: {outcomes.count('old')} old, {outcomes.count('new')} new of {TRIALS}")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild, jobs):
+    logs, out, old, _new, restore, _seconds = rebuild
+    restore()
+    pid = fork_build(logs, out, cli=("-j", jobs, "--full"))
+    deadline = time.monotonic() + 30
+    while not siblings(out) or (jobs != "1" and not any("spawn_main" in _command(child) for child in descendants(pid))):
+        assert time.monotonic() < deadline, "the build did not start"  # staging (and the workers) are up
+        time.sleep(0.01)
+    time.sleep(0.1)
+    family = descendants(pid)
+    os.killpg(pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole foreground group
+    stopped = time.monotonic()
+    while (status := os.waitpid(pid, os.WNOHANG)) == (0, 0):
+        assert time.monotonic() - stopped < 10, "Ctrl-C did not stop the build"
+        time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(status[1]) not in (0, 3), "the build was not stopped by Ctrl-C"
+    print(f"stopped {time.monotonic() - stopped:.2f}s after Ctrl-C")
+    assert snapshot(out) == old
+    assert siblings(out) == []  # the staging folder is removed on the way out
+    assert not survivors(family)
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_workers_and_the_resource_tracker_die_with_a_killed_build(rebuild):
+    """A fresh interpreter (so the build starts its own resource tracker), killed with -9
+    while its workers run: nothing it started stays."""
+    logs, out, old, new, restore, _seconds = rebuild
+    restore()
+    command = [sys.executable, "-c", "from replay_site.cli import app; app(prog_name='replay-site')",
+               "build", str(logs), "-o", str(out), "-q", "-j", "2"]
+    build = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    family: set[int] = set()
+    while not {"spawn_main", "resource_tracker"} <= {word for pid in family for word in _roles(pid)}:
+        assert build.poll() is None, "the build ended before its workers were seen"
+        assert time.monotonic() < deadline, "the build started no worker"
+        time.sleep(0.05)
+        family = descendants(build.pid)
+    build.kill()
+    build.wait()
+    assert not survivors(family)
+    assert snapshot(out) in (old, new)
+
+
+def _roles(pid: int) -> set[str]:
+    command = _command(pid)
+    return {role for role in ("spawn_main", "resource_tracker") if role in command}
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _kill_during_cleanup(after_unlinks: int):
+    """Patch: the build dies after removing `after_unlinks` files of the previous site."""
+    from replay_site import writer
+
+    real_discard, real_unlink = writer.discard, os.unlink
+
+    def discard(folder, live):
+        count = 0
+
+        def unlink(path, *args, **kwargs):
+            nonlocal count
+            if count == after_unlinks:
+                _die()
+            count += 1
+            real_unlink(path, *args, **kwargs)
+
+        os.unlink = unlink
+        return real_discard(folder, live)
+
+    writer.discard = discard
+
+
+def _kill_before_swap():
+    from replay_site import writer
+
+    writer.swap = lambda *_args: _die()
+
+
+def _kill_between_the_two_renames():
+    publish._exchange = None
+    real_rename = os.rename
+
+    def rename(source, target):
+        real_rename(source, target)
+        if ".replay-site-old-" in str(target):
+            _die()
+
+    os.rename = rename
+
+
+@pytest.mark.parametrize("kill_point, outcome", [
+    (_kill_before_swap, "old"),
+    (lambda: _kill_during_cleanup(0), "new"),
+    (lambda: _kill_during_cleanup(7), "new"),
+    (_kill_between_the_two_renames, "missing"),
+], ids=["before-swap", "right-after-swap", "during-cleanup", "between-two-renames"])
+def test_a_kill_at_each_step_of_publishing(rebuild, kill_point, outcome):
+    """The moments a random kill rarely hits, hit on purpose: what the folder holds right
+    after, and that the next build's recovery restores exactly that site and clears the rest."""
+    logs, out, old, new, restore, _seconds = rebuild
+    restore()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            kill_point()
+            site.build([logs], out, site.BuildOptions(jobs=1))
+        finally:
+            os._exit(3)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == -signal.SIGKILL
+    if outcome == "missing":
+        assert not out.exists() and siblings(out)  # the old site lies beside, for the next build
+    else:
+        assert snapshot(out) == {"old": old, "new": new}[outcome]
+    publish.recover(out)
+    assert snapshot(out) == (new if outcome == "new" else old)
+    assert siblings(out) == []
