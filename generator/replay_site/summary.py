@@ -63,6 +63,8 @@ class SessionSummary:
     # inside a family, since the same id can turn up in two sources (a copied log).
     family: str
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Secrets replaced before rendering, per kind: `[REDACTED:kind]` markers on the page.
+    redactions: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -145,4 +147,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         children=[child.id for child in session.children],
         family=family,
         by_model=by_model(session),
+        redactions=dict(session.redactions),
     )
