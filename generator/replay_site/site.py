@@ -61,9 +61,9 @@ class BuildResult:
 
 
 def examples_dir() -> Path:
-    """The bundled example sessions (tests/data in a checkout, replay_site/examples in the wheel)."""
-    bundled = Path(__file__).parent / "examples"
-    return bundled if bundled.is_dir() else Path(__file__).resolve().parents[2] / "tests" / "data"
+    """The bundled example sessions: one clean, realistic session per format, package data
+    (tests/data holds the deliberately broken fixtures, never shipped)."""
+    return Path(__file__).parent / "examples"
 
 
 def default_sources(format_name: str = "auto") -> list[Path]:
