@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from hostile import FOLDER, LITERAL, build_hostile_logs
-from test_browser import CHROMIUM, LAUNCH_ARGS
+from test_browser import browser  # noqa: F401 - the shared Chromium fixture
 
 from replay_site import site
 
@@ -92,17 +92,6 @@ def test_a_line_nested_900_levels_deep_costs_no_session(tmp_path):
     result = site.build([logs], tmp_path / "site", site.BuildOptions())
     assert {summary.format for summary in result.summaries} >= set(FORMATS)
     assert not [problem for problem in result.problems if "Recursion" in problem.message]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no chromium on this machine (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield instance
-        instance.close()
 
 
 def test_no_payload_runs_in_chromium(browser, hostile_site):
