@@ -126,4 +126,9 @@ NON_SECRETS: dict[str, str] = {
     "blake2": hashlib.blake2b(b"x", digest_size=32).hexdigest(),
     "yarn-lock-resolved": "https://registry.yarnpkg.com/left-pad/-/left-pad-1.3.0.tgz#" + hashlib.sha1(b"lp").hexdigest(),
     "password-word": "the password field is required",
+    # Code that names secrets without holding one.
+    "code-env-reference": "env.OPENAI_API_KEY = env.OPENAI_API_KEY || 'proxy-handled';",
+    "code-object-key": "spawn(cmd, { env: { GITHUB_TOKEN: process.env.GITHUB_TOKEN } })",
+    "code-variable": "config.SERVICE_API_KEY = apiKeyValue;",
+    "code-test-value": "setEnv({ APP_API_KEY: 'test-key' })",
 }

@@ -57,7 +57,7 @@ def test_context_rules_catch_what_token_catalogues_miss():
     detector = Detector()
     cases = {
         "Authorization: Basic ZGVwbG95OnMzY3JldHBhc3N3b3Jk": "ZGVwbG95OnMzY3JldHBhc3N3b3Jk",
-        "SMTP_PASSWORD=correct-horse-battery": "correct-horse-battery",
+        "SMTP_PASSWORD=c0rrect-horse-battery": "c0rrect-horse-battery",
         "curl 'https://api.x.dev/v1?api_key=q8w7e6r5t4y3&x=1'": "q8w7e6r5t4y3",
         "mysql -u root -pTr0ub4dor3x prod": "Tr0ub4dor3x",
         "./sync --password Hunter2Hunter2": "Hunter2Hunter2",
@@ -66,6 +66,13 @@ def test_context_rules_catch_what_token_catalogues_miss():
     for text, secret in cases.items():
         found = [text[hit.start:hit.end] for hit in detector.find(text)]
         assert any(secret in value for value in found), (text, found)
+
+
+def test_code_that_names_a_secret_is_not_a_secret():
+    detector = Detector()
+    for text in ("env.OPENAI_API_KEY = 'proxy-handled';", "const headers = { Authorization: authHeader };",
+                 "DB_PASSWORD: process.env.DB_PASSWORD,", "API_KEY = read_key()"):
+        assert detector.find(text) == [], text
 
 
 def test_user_patterns_add_rules():

@@ -37,6 +37,10 @@ _SECRET_GROUPS = ("secret", "flag", "sshpass")
 # Documentation and template values, not credentials.
 _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|redacted|^<.*>$|\$\{|\$\(|\{\{|\*\*\*|x{6,}"
                           r"|^\$[A-Z_]+$|^%[A-Z_]+%$")
+# Rules that take whatever follows a name: in code the "value" is often an expression
+# (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
+_VALUE_RULES = {"env-secret", "json-secret", "authorization", "password-flag"}
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*(?:\(\)?)?")
 _CATALOGUE_PREFIXES = ("betterleaks.", "kingfisher.", "veles.secrets/", "custom.")
 
 
@@ -49,6 +53,16 @@ class Hit:
 
 def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.search(value)) or len(set(value)) <= 2
+
+
+def looks_like_a_value(value: str) -> bool:
+    """A credential, not code: no identifier or dotted reference without digits, no call, and
+    at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
+    if "(" in value or (_REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value)):
+        return False
+    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
+               any(not c.isalnum() and c not in "-_." for c in value))
+    return sum(classes) >= 2 or len(value) >= 20
 
 
 @lru_cache(maxsize=1)
@@ -114,7 +128,8 @@ class Detector:
         if len(text) < 8:
             return []
         candidates = [hit for hit in _catalogue_hits(text) + _rule_hits(text, CONTEXT_RULES)
-                      if not is_placeholder(text[hit.start:hit.end])]
+                      if not is_placeholder(text[hit.start:hit.end])
+                      and (hit.kind not in _VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
         candidates += _rule_hits(text, self.user_rules)
         candidates.sort(key=lambda hit: (hit.start, -(hit.end - hit.start)))
         merged: list[Hit] = []
