@@ -135,3 +135,28 @@ def test_export_compare_and_show_redact_by_default(tmp_path):
 def test_the_redaction_setting_is_part_of_the_cache_key():
     assert site._cache_key(site.BuildOptions()) != site._cache_key(site.BuildOptions(redact=False))
     assert site._cache_key(site.BuildOptions()) != site._cache_key(site.BuildOptions(redact_patterns=("x",)))
+
+
+def test_a_missing_scanner_stops_the_command_with_one_error_line(tmp_path, monkeypatch):
+    import builtins
+
+    from replay_site.redact import detect
+
+    real_import = builtins.__import__
+
+    def no_kingfisher(name, *args, **kwargs):
+        if name == "kingfisher_sdk":
+            raise ImportError("No module named 'kingfisher_sdk'")
+        return real_import(name, *args, **kwargs)
+
+    line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
+    source = glue_session(tmp_path / "logs" / "s", [line])
+    monkeypatch.setattr(builtins, "__import__", no_kingfisher)
+    detect._scanner.cache_clear()
+    try:
+        result = runner.invoke(app, ["export", str(source), "-o", str(tmp_path / "r.html")])
+    finally:
+        monkeypatch.undo()
+        detect._scanner.cache_clear()
+    assert result.exit_code == 1 and result.stderr.startswith("error: secret redaction needs kingfisher"), result.output
+    assert not (tmp_path / "r.html").exists()

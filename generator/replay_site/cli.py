@@ -17,7 +17,7 @@ from . import __version__, ansi, catalog, site, standalone, terminal
 from .costs import PriceBook, PriceFileError, load_price_overrides
 from .discover import DiscoveryError
 from .readers import registry
-from .redact import count_secrets
+from .redact import ScannerUnavailable, count_secrets
 
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
@@ -55,7 +55,7 @@ def _user_errors() -> Iterator[None]:
     except PermissionError as exc:
         _error(f"permission denied: {exc.filename or exc}")
         raise typer.Exit(1) from None
-    except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
+    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable) as exc:
         _error(str(exc))
         raise typer.Exit(1) from None
 

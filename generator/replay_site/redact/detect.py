@@ -65,13 +65,21 @@ def looks_like_a_value(value: str) -> bool:
     return sum(classes) >= 2 or len(value) >= 20
 
 
+class ScannerUnavailable(RuntimeError):
+    """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
+
+
 @lru_cache(maxsize=1)
 def _scanner():
     """The catalogue, compiled once per process and only when a session is redacted: loading
     it costs a few seconds the first time (then kingfisher's own disk cache, ~0.3 s)."""
-    import kingfisher_sdk
+    try:
+        import kingfisher_sdk
 
-    return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(), base64=False)
+        return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(), base64=False)
+    except (ImportError, OSError, RuntimeError) as exc:
+        raise ScannerUnavailable(f"secret redaction needs kingfisher-secret-scanner, which could not be loaded ({exc}); "
+                                 "install it, or pass --no-redact to publish the logs as they are") from None
 
 
 def scanner_version() -> str:
