@@ -173,3 +173,11 @@ def test_show_and_warnings_print_control_characters_escaped(tmp_path):
     result = runner.invoke(app, ["build", str(source), "-o", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.stderr and "warning: " in result.stderr
+
+
+def test_list_prints_ids_from_logs_literally(tmp_path):
+    source = _glue_log(tmp_path / "logs" / "[bold]s\x1b]0;t\x07", [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": "hi"}])
+    result = runner.invoke(app, ["list", str(source)])
+    assert result.exit_code == 0, result.output
+    assert "[bold]s\\x1b]0;t\\x07" in result.stdout and "\x1b" not in result.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from . import __version__, ansi, catalog, site, standalone, terminal
 from .costs import PriceBook, PriceFileError, load_price_overrides
@@ -189,7 +190,9 @@ def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", p
     """Print a table of sessions: id, start, agent, steps, cost, errors."""
     with _user_errors():
         found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
-    terminal.print_table([tuple(ansi.for_terminal(cell, color=False) for cell in row) for row in terminal.session_rows(found)])
+    # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.
+    terminal.print_table([tuple(escape(ansi.for_terminal(cell, color=False)) for cell in row)
+                          for row in terminal.session_rows(found)])
 
 
 @app.command()
