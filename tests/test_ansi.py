@@ -56,3 +56,11 @@ def test_long_outputs_with_many_escapes_stay_linear():
     text = "\x1b[32mok\x1b[0m line\n" * 50_000
     shown = ansi.plain(text)
     assert shown == "ok line\n" * 50_000
+
+
+def test_plain_is_the_text_of_the_spans():
+    # plain() takes a faster path than the styled screen; both must show the same characters.
+    samples = ["abcdef\rXY", "ab\bc", "a\r\nb", "x\x00\ry", "\x1b[31mab\x1b[0m\rc", "10%\r100%\n\x1b]8;;https://a.b\x07l\x1b]8;;\x07",
+               "\u202e\x1b[1mB\x1b[22m\x1b", "tab\there\x07\r\x7fz", "\x9b31mC1 csi\x9d0;t\x9c"]
+    for sample in samples:
+        assert ansi.plain(sample) == "".join(span.text for span in ansi.spans(sample)), repr(sample)

@@ -130,31 +130,36 @@ class _Style:
 
 
 class _Screen:
-    """Lines of (character, style, link) cells with a cursor, so \\r and \\b overwrite."""
+    """Lines of styled runs with a cursor, so \\r and \\b overwrite. A line is kept as whole
+    runs while text is only appended (the usual case, and cheap for huge outputs); it is split
+    into one run per character only when the cursor moved back over it."""
 
     def __init__(self) -> None:
         self.lines: list[list[tuple[str, str | None, str | None]]] = [[]]
+        self.length = 0  # characters on the current line
         self.column = 0
 
     def write(self, chunk: str, css: str | None, href: str | None) -> None:
         line = self.lines[-1]
-        if self.column == len(line):
-            line.extend(zip(chunk, repeat(css), repeat(href)))
-        else:
-            for char in chunk:
-                cell = (char, css, href)
-                if self.column < len(line):
-                    line[self.column] = cell
-                else:
-                    line.append(cell)
-                self.column += 1
+        if self.column == self.length:
+            line.append((chunk, css, href))
+            self.length += len(chunk)
+            self.column = self.length
             return
-        self.column = len(line)
+        cells = [(char, run_css, run_href) for text, run_css, run_href in line for char in text]
+        for char in chunk:
+            if self.column < len(cells):
+                cells[self.column] = (char, css, href)
+            else:
+                cells.append((char, css, href))
+            self.column += 1
+        self.lines[-1] = cells
+        self.length = len(cells)
 
     def control(self, char: str, css: str | None, href: str | None) -> None:
         if char == "\n":
             self.lines.append([])
-            self.column = 0
+            self.length = self.column = 0
         elif char == "\r":
             self.column = 0
         elif char == "\b":
@@ -165,10 +170,10 @@ class _Screen:
             self.write(_visible(char), css, href)
 
     def spans(self) -> list[Span]:
-        cells = [cell for number, line in enumerate(self.lines)
-                 for cell in (line + [("\n", None, None)] if number < len(self.lines) - 1 else line)]
-        return [Span("".join(cell[0] for cell in run), css, href)
-                for (css, href), run in groupby(cells, key=lambda cell: (cell[1], cell[2]))]
+        runs = [run for number, line in enumerate(self.lines)
+                for run in (line + [("\n", None, None)] if number < len(self.lines) - 1 else line)]
+        return [Span("".join(run[0] for run in group), css, href)
+                for (css, href), group in groupby(runs, key=lambda run: (run[1], run[2]))]
 
 
 def _run(text: str) -> _Screen:
@@ -213,7 +218,30 @@ def plain(text: str) -> str:
     """What a terminal would show, without styling: for search, redaction and previews."""
     if not _SPECIAL.search(text):
         return text
-    return "".join(span.text for span in _run(text).spans())
+    # Escape sequences only style or steer: without styling, removing them is all they need.
+    # Lines a cursor moves back on (\r, \b) go through the screen; the rest is substituted.
+    stripped = _ESCAPE.sub("", text)
+    lines = stripped.split("\n")
+    return "\n".join(_shown_line(line) if ("\r" in line or "\b" in line) else
+                     _LONE.sub(_lone, line) for line in lines)
+
+
+_LONE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _INVISIBLE.pattern[1:-1] + "]")
+
+
+def _lone(match: re.Match[str]) -> str:
+    return _visible(match.group(0))
+
+
+def _shown_line(line: str) -> str:
+    if "\b" not in line:  # progress bars: each \r rewrites the start of the line
+        shown = ""
+        for part in line.split("\r"):
+            shown = part + shown[len(part):]
+        return _LONE.sub(_lone, shown)
+    screen = _Screen()
+    _write_plain(screen, line, None, None)
+    return "".join(span.text for span in screen.spans())
 
 
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
