@@ -88,6 +88,8 @@ SECRETS: dict[str, str] = {
     "discord-bot": _pick("MN", 1) + _pick(ALNUM, 23) + "." + _pick(ALNUM + "-_", 6) + "." + _pick(ALNUM + "-_", 38),
     "url-token-in-link": _pick(ALNUM, 32),
     "vault": _p("hv", "s.") + _pick(ALNUM, 90),
+    # A Kubernetes Secret manifest holds values base64-encoded.
+    "kubernetes-secret-base64": base64.b64encode((_p("gh", "p_") + _pick(ALNUM, 36)).encode()).decode(),
 }
 
 # Secret-shaped values that are not secrets: kept readable.

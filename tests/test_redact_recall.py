@@ -53,6 +53,7 @@ def _where(kind: str, secret: str) -> tuple[str, str]:
         "huggingface": ("prose", f"I will log in with {secret} as you asked."),
         "sendgrid": ("thinking", f"The mailer uses {secret}; do not print it."),
         "stripe-live": ("argument-json", json.dumps({"env": {"STRIPE_KEY": secret}})),
+        "kubernetes-secret-base64": ("output", f"apiVersion: v1\nkind: Secret\ndata:\n  token: {secret}\n"),
     }
     return placements.get(kind, ("output", f"$ env | grep -i key\nFOUND {secret}"))
 

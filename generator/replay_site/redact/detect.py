@@ -76,7 +76,7 @@ def _scanner():
     try:
         import kingfisher_sdk
 
-        return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(), base64=False)
+        return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(), base64=True)
     except (ImportError, OSError, RuntimeError) as exc:
         raise ScannerUnavailable(f"secret redaction needs kingfisher-secret-scanner, which could not be loaded ({exc}); "
                                  "install it, or pass --no-redact to publish the logs as they are") from None
