@@ -284,7 +284,7 @@ def export(
         found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
         _write(out, standalone.export_page(found, theme, book))
     if not redact:
-        _warn_unredacted(count_secrets([found, *found.walk()[1:]]))
+        _warn_unredacted(count_secrets(found.walk()))
     _say(f"{found.id}: {len(found.steps)} steps -> {out}")
 
 
