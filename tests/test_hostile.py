@@ -110,3 +110,26 @@ def test_no_payload_runs_in_chromium(browser, hostile_site):
         assert page.title().count("pwned") == 0 or "<script>" in page.title(), html
     assert dialogs == []
     context.close()
+
+
+def test_terminal_commands_print_hostile_logs_without_raw_controls(tmp_path):
+    from typer.testing import CliRunner
+
+    from replay_site.cli import app
+
+    runner = CliRunner()
+    logs = build_hostile_logs(tmp_path / "logs")
+    raw = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e\u200b\U000e0041]")
+    shown = 0
+    for log in sorted((logs / FOLDER).rglob("*.jsonl")):
+        if "utf16" in log.parts or "subagents" in log.parts:
+            continue
+        result = runner.invoke(app, ["show", str(log), "--max-output", "5000"])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (log, result.exception)
+        assert not raw.search(result.stdout + result.stderr), log
+        shown += result.exit_code == 0
+    assert shown >= len(FORMATS)
+    result = runner.invoke(app, ["list", str(logs)])
+    assert result.exit_code == 0 and not raw.search(result.stdout + result.stderr)
+    result = runner.invoke(app, ["check", str(logs), "--max-errors", "0"])
+    assert result.exit_code in (0, 1) and not raw.search(result.stdout + result.stderr)
