@@ -148,6 +148,7 @@ def test_check_needs_a_limit_and_treats_an_unknown_cost_as_unknown(tmp_path):
     assert result.exit_code == 1 and "cost unknown (1 unpriced steps: acme/mystery-1)" in result.stdout, result.output
     result = runner.invoke(app, ["check", str(source), "--max-cost", "100", "--allow-unknown-cost"])
     assert result.exit_code == 0, result.output
+    assert "COST UNKNOWN" in result.stdout and "allowed by --allow-unknown-cost" in result.stdout
     assert runner.invoke(app, ["check", str(source), "--max-errors", "0"]).exit_code == 0  # cost not asked about
 
 

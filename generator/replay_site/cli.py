@@ -232,14 +232,25 @@ def check(
         found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
     breaches = _with_unknown_costs(terminal.budget_breaches(found, max_cost, max_errors), found,
                                    max_cost is not None and not allow_unknown_cost)
+    # Allowed, but still said: a passing verdict must not read as "within budget" for them.
+    allowed = [session for session in _top_level(found) if session.cost_with_children.unpriced_steps] \
+        if max_cost is not None and allow_unknown_cost else []
     if as_json:
-        typer.echo(json.dumps({"checked": len(found), "over_budget": [b.as_dict() for b in breaches]}, indent=2, ensure_ascii=True))
+        typer.echo(json.dumps({"checked": len(found), "over_budget": [b.as_dict() for b in breaches],
+                               "cost_unknown_allowed": [session.id for session in allowed]}, indent=2, ensure_ascii=True))
     else:
         for breach in breaches:
             _say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+        for session in allowed:
+            _say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost")
         typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
     if breaches:
         raise typer.Exit(1)
+
+
+def _top_level(sessions) -> list:
+    """Sessions judged on their own: subagents are judged with their parent, as budget_breaches does."""
+    return [session for session in sessions if not (session.parent_id and session.relation == "subagent")]
 
 
 def _with_unknown_costs(breaches: list[terminal.BudgetBreach], sessions, unknown_fails: bool) -> list[terminal.BudgetBreach]:
@@ -248,9 +259,7 @@ def _with_unknown_costs(breaches: list[terminal.BudgetBreach], sessions, unknown
     if not unknown_fails:
         return breaches
     by_session = {id(breach.session): breach for breach in breaches}
-    for session in sessions:
-        if session.parent_id and session.relation == "subagent":
-            continue  # judged with its parent, as budget_breaches does
+    for session in _top_level(sessions):
         cost = session.cost_with_children
         if not cost.unpriced_steps:
             continue
