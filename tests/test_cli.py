@@ -117,6 +117,16 @@ def test_export_and_compare_refuse_an_output_that_cannot_be_a_file(tmp_path, dat
             assert "Traceback" not in result.output
 
 
+def test_export_and_compare_never_overwrite_the_log_they_read(tmp_path, data):
+    log = tmp_path / "conversation.jsonl"
+    log.write_bytes((data / "glue" / "1791000000000-4242-ex1" / "conversation.jsonl").read_bytes())
+    before = log.read_bytes()
+    for command in (["export", str(log)], ["compare", str(log), str(log)]):
+        result = runner.invoke(app, [*command, "-o", str(log)])
+        assert result.exit_code == 2 and "is the log being read" in result.stderr, result.output
+    assert log.read_bytes() == before
+
+
 def test_single_files_are_written_atomically_and_replace_a_symlink_not_its_target(tmp_path, data):
     log = str(data / "glue" / "1791000000000-4242-ex1")
     target = tmp_path / "elsewhere.txt"

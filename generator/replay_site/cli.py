@@ -122,8 +122,11 @@ def _one_session(reference: str | None, last: bool, sources, format_name: str, b
     return catalog.load_session(None if last else reference, roots, format_name, book, redact, patterns)
 
 
-def _check_output_file(out: Path) -> None:
-    """Refuse an -o that cannot take a file before any log is read."""
+def _check_output_file(out: Path, inputs: list) -> None:
+    """Refuse an -o that cannot take a file, or would overwrite a log, before any log is read."""
+    for given in inputs:
+        if given and Path(given).is_file() and out.exists() and Path(given).resolve() == out.resolve():
+            raise UsageMistake(f"-o {out} is the log being read; name another file")
     if out.is_dir():
         raise UsageMistake(f"{out} is a folder; -o names the HTML file to write")
     parent = out.parent if str(out.parent) else Path(".")
@@ -288,7 +291,7 @@ def export(
 ) -> None:
     """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
     with _user_errors():
-        _check_output_file(out)
+        _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
         found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
         _write(out, standalone.export_page(found, theme, book))
@@ -311,7 +314,7 @@ def compare(
 ) -> None:
     """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
     with _user_errors():
-        _check_output_file(out)
+        _check_output_file(out, [session_a, session_b, *(sources or [])])
         book = _prices(prices)
         patterns = _patterns(redact_pattern)
         a, b = (_one_session(ref, False, sources, format_name, book, redact, patterns) for ref in (session_a, session_b))
