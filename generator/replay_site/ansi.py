@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import groupby, repeat
+from itertools import groupby
 
 # One escape sequence: CSI (ESC [ or C1 0x9b), string sequences (OSC, DCS, SOS, PM, APC) ended by
 # BEL or ST — unterminated ones swallow the rest of their line, as a terminal waits for the end —
