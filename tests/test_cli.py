@@ -43,7 +43,9 @@ def test_no_sources_and_no_agent_folders_builds_the_bundled_examples(tmp_path, m
     result = runner.invoke(app, ["build", "-o", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
     assert "bundled example sessions" in result.stderr
-    assert (tmp_path / "site" / "index.html").exists()
+    assert "warning:" not in result.output  # the examples are clean, not the broken test fixtures
+    assert "Example sessions — bundled with replay-site" in (tmp_path / "site" / "index.html").read_text()
+    assert "0 warnings" in result.stdout
 
 
 def test_unknown_format_is_refused(tmp_path, data):
@@ -69,3 +71,124 @@ def test_every_command_has_help_and_a_readme_entry():
         result = runner.invoke(app, [name, "--help"])
         assert result.exit_code == 0 and "Usage" in result.stdout, name
         assert f"replay-site {name}" in readme, f"README lacks `replay-site {name}`"
+
+
+def _glue_log(folder: Path, lines: list[dict]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "conversation.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return folder
+
+
+def _unpriced_session(folder: Path) -> Path:
+    """One response from a model no price table knows: its cost is unknown, not $0."""
+    return _glue_log(folder, [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": "hi"},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "assistant_message", "text": "hello", "model_ref": "acme/mystery-1"},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "usage", "role": "main", "model_ref": "acme/mystery-1",
+         "input_tokens": 10, "output_tokens": 5},
+    ])
+
+
+def test_boolean_options_are_flags_in_help_and_on_the_command_line(tmp_path, data):
+    for name in [c.name or c.callback.__name__ for c in app.registered_commands]:
+        help_text = runner.invoke(app, [name, "--help"]).stdout
+        assert "<bool>" not in help_text, name
+    assert re.search(r"--redact / --no-redact", runner.invoke(app, ["build", "--help"]).stdout)
+    # A flag takes no value: `true` after it is a source, which does not exist.
+    result = runner.invoke(app, ["build", "--quiet", "true", "-o", str(tmp_path / "s")])
+    assert result.exit_code == 1 and "true" in result.stderr
+
+
+def test_version():
+    from replay_site import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"replay-site {__version__}"
+
+
+def test_export_and_compare_refuse_an_output_that_cannot_be_a_file(tmp_path, data):
+    log = str(data / "glue" / "1791000000000-4242-ex1")
+    (tmp_path / "afile").write_text("x")
+    for command in (["export", log], ["compare", log, log]):
+        for out in (tmp_path, tmp_path / "afile" / "page.html"):
+            result = runner.invoke(app, [*command, "-o", str(out)])
+            assert result.exit_code == 2, (command, out, result.output)
+            assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+            assert "Traceback" not in result.output
+
+
+def test_export_and_compare_never_overwrite_the_log_they_read(tmp_path, data):
+    log = tmp_path / "conversation.jsonl"
+    log.write_bytes((data / "glue" / "1791000000000-4242-ex1" / "conversation.jsonl").read_bytes())
+    before = log.read_bytes()
+    for command in (["export", str(log)], ["compare", str(log), str(log)]):
+        result = runner.invoke(app, [*command, "-o", str(log)])
+        assert result.exit_code == 2 and "is the log being read" in result.stderr, result.output
+    assert log.read_bytes() == before
+
+
+def test_single_files_are_written_atomically_and_replace_a_symlink_not_its_target(tmp_path, data):
+    log = str(data / "glue" / "1791000000000-4242-ex1")
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me")
+    (tmp_path / "out.html").symlink_to(target)
+    result = runner.invoke(app, ["export", log, "-o", str(tmp_path / "out.html")])
+    assert result.exit_code == 0, result.output
+    assert target.read_text() == "keep me" and not (tmp_path / "out.html").is_symlink()
+    assert (tmp_path / "out.html").read_text().startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "out.html"]  # no temp file left
+
+
+def test_an_unreadable_log_says_permission_denied(tmp_path, monkeypatch):
+    from replay_site import catalog
+
+    def refuse(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "secret.jsonl"))
+
+    monkeypatch.setattr(catalog, "iter_sessions", refuse)
+    result = runner.invoke(app, ["list", str(tmp_path)])
+    assert result.exit_code == 1 and result.stderr == f"error: permission denied: {tmp_path / 'secret.jsonl'}\n"
+
+
+def test_check_needs_a_limit_and_treats_an_unknown_cost_as_unknown(tmp_path):
+    source = _unpriced_session(tmp_path / "logs" / "s")
+    result = runner.invoke(app, ["check", str(source)])
+    assert result.exit_code == 2 and result.stderr.startswith("error: check needs a limit")
+    result = runner.invoke(app, ["check", str(source), "--max-cost", "100"])
+    assert result.exit_code == 1 and "cost unknown (1 unpriced steps: acme/mystery-1)" in result.stdout, result.output
+    result = runner.invoke(app, ["check", str(source), "--max-cost", "100", "--allow-unknown-cost"])
+    assert result.exit_code == 0, result.output
+    assert "COST UNKNOWN" in result.stdout and "allowed by --allow-unknown-cost" in result.stdout
+    assert runner.invoke(app, ["check", str(source), "--max-errors", "0"]).exit_code == 0  # cost not asked about
+
+
+def test_the_examples_fallback_is_only_for_build(tmp_path, monkeypatch):
+    for variable in ("HOME", "XDG_DATA_HOME", "GPTME_LOGS_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.setenv(variable, str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    for command in (["list"], ["check", "--max-errors", "1"], ["show", "some-id"], ["export", "--last"]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 1, (command, result.output)
+        assert "bundled" not in result.output and result.stderr.startswith("error: no agent log folder"), result.stderr
+
+
+def test_show_and_warnings_print_control_characters_escaped(tmp_path):
+    source = _glue_log(tmp_path / "logs" / "s", [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": "look \x1b]0;pwned\x07\x1b[2J here\u202e"},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "mystery\x1b[31m", "text": "x"},
+    ])
+    result = runner.invoke(app, ["show", str(source)])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout and "\u202e" not in result.stdout
+    assert "\\x1b]0;pwned\\x07" in result.stdout
+    result = runner.invoke(app, ["build", str(source), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stderr and "warning: " in result.stderr
+
+
+def test_list_prints_ids_from_logs_literally(tmp_path):
+    source = _glue_log(tmp_path / "logs" / "[bold]s\x1b]0;t\x07", [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": "hi"}])
+    result = runner.invoke(app, ["list", str(source)])
+    assert result.exit_code == 0, result.output
+    assert "[bold]s\\x1b]0;t\\x07" in result.stdout and "\x1b" not in result.stdout

@@ -1,73 +1,164 @@
-"""`--redact`: credentials in any text of a log never reach the built pages."""
+"""Redaction (on by default): every string of the model, counted per kind, never recursing."""
 from __future__ import annotations
 
 import json
+import re
 
+from secret_set import SECRETS
 from test_site import glue_session
 from typer.testing import CliRunner
 
 from replay_site import site
 from replay_site.cli import app
-from replay_site.model import Detail, FileChange, Session, Step, ToolCall
-from replay_site.redact import redact_session
+from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Variable
+from replay_site.redact import Detector, redact_session
 
-# Shapes of real credentials, made up for the test (none of them is a live key).
-SECRETS = {
-    "OpenAI key": "sk-proj-" + "a1B2" * 10,
-    "Anthropic key": "sk-ant-api03-" + "Z9y8" * 8,
-    "GitHub token": "ghp_" + "x" * 36,
-    "AWS access key": "AKIA" + "ABCDEFGHIJKLMNOP",
-    "Slack token": "xoxb-1234567890-abcdefghij",
-    "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "password in URL": "admin:hunter2secret",
-}
+GITHUB, GITLAB, AWS = SECRETS["github-pat"], SECRETS["gitlab-pat"], SECRETS["aws-access-key-id"]
+runner = CliRunner()
 
 
-def test_every_text_field_is_redacted_and_counted():
-    key, token, aws = SECRETS["OpenAI key"], SECRETS["GitHub token"], SECRETS["AWS access key"]
-    call = ToolCall("bash", id="call-1", arguments={"env": {"OPENAI_API_KEY": key}}, code=f"export GH={token}",
-                    output=f"AWS_ACCESS_KEY_ID={aws}", changes=[FileChange(".env", diff=f"+KEY={key}\n")])
-    step = Step("assistant", text=f"I found {key}", thinking=f"the token {token}", tool_calls=[call],
-                details=[Detail("LLM request", f"postgres://{SECRETS['password in URL']}@db/x")])
-    child = Session("child", "test", steps=[Step("assistant", text=SECRETS["Slack token"])], parent_id="s")
-    session = Session("s", "test", title=f"leak {aws}", steps=[step], children=[child])
-    assert redact_session(session) == 9
-    flat = json.dumps([repr(session), repr(child)])
-    for name in ("OpenAI key", "GitHub token", "AWS access key", "Slack token", "password in URL"):
-        assert SECRETS[name] not in flat, name
-    assert "[REDACTED OpenAI key]" in step.text and "[REDACTED AWS access key]" in session.title
-    assert call.id == "call-1"  # identities that link pages are left alone
-    assert [f.value for f in session.facts if f.label == "Redacted"] == ["8 secrets replaced before rendering"]
-    assert [f.value for f in child.facts if f.label == "Redacted"] == ["1 secrets replaced before rendering"]
+def test_every_text_field_is_redacted_and_counted_per_kind():
+    call = ToolCall("bash", id="call-1", arguments={"env": {"GH": GITHUB}, GITLAB: "as a key"}, code=f"export GH={GITHUB}",
+                    output=f"id {AWS}", changes=[FileChange(f"keys/{GITLAB}.txt", diff=f"+KEY={GITHUB}\n")])
+    step = Step("assistant", text=f"I found {GITHUB}", thinking=f"the token {GITLAB}", tool_calls=[call],
+                details=[Detail("LLM request", "postgres://admin:s3cretpass@db/x")], variables=[Variable("k", GITHUB)])
+    child = Session("child", "test", steps=[Step("assistant", text=GITLAB)], parent_id="s")
+    session = Session("s", "test", title=f"leak {AWS}", steps=[step], children=[child])
+    total = redact_session(session)
+    flat = repr(session) + repr(child)
+    assert GITHUB not in flat and GITLAB not in flat and AWS not in flat and "s3cretpass" not in flat
+    # By hand: the GitHub token is in the env argument, the code, the diff, the prose and the
+    # variable (5); the GitLab one in an argument key, the file path and the thinking (3); the
+    # AWS key id in the output and the title (2); the URL password in the detail (1).
+    assert session.redactions == {"aws-access-key-id": 2, "github-pat": 5, "gitlab-pat": 3, "generic-credential-uri": 1}
+    assert child.redactions == {"gitlab-pat": 1}
+    assert total == sum(session.redactions.values()) + 1
+    assert "[REDACTED:github-pat]" in step.text and "[REDACTED:aws-access-key-id]" in session.title
+    assert call.id == "call-1" and session.id == "s"  # identities that link pages are left alone
 
 
-def test_ordinary_hashes_and_ids_are_left_readable():
-    text = "commit 3fadc92a1b2c3d4e5f60718293a4b5c6d7e8f901, uuid 019e1625-789d-76c0-80ab-3724b5ddb799, sk-short"
+def test_secrets_split_by_colour_codes_or_escaped_in_json_strings_are_found():
+    split = f"token {GITHUB[:7]}\x1b[1;31m{GITHUB[7:]}\x1b[0m done"
+    escaped = json.dumps({"cfg": json.dumps({"token": GITLAB, "url": "https://x.dev/a/b"})})
+    step = Step("user", text=split, tool_calls=[ToolCall("t", output=escaped)])
+    session = Session("s", "test", steps=[step])
+    redact_session(session)
+    assert GITHUB not in step.text and "done" in step.text and "[REDACTED:github-pat]" in step.text
+    assert GITLAB not in step.tool_calls[0].output and "[REDACTED:gitlab-pat]" in step.tool_calls[0].output
+
+
+def test_ordinary_hashes_ids_and_placeholders_are_left_readable():
+    text = ("commit 3fadc92a1b2c3d4e5f60718293a4b5c6d7e8f901, uuid 019e1625-789d-76c0-80ab-3724b5ddb799, "
+            "GITHUB_TOKEN=${GITHUB_TOKEN} API_KEY=<your-api-key> DB_PASSWORD=**** AKIAIOSFODNN7EXAMPLE")
     session = Session("s", "test", steps=[Step("user", text=text)])
     assert redact_session(session) == 0
-    assert session.steps[0].text == text
+    assert session.steps[0].text == text and session.redactions == {}
 
 
-def test_a_redacted_build_shows_no_secret_anywhere(tmp_path):
-    lines = [json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"use {SECRETS['Anthropic key']}"}),
+def test_context_rules_catch_what_token_catalogues_miss():
+    detector = Detector()
+    cases = {
+        "Authorization: Basic ZGVwbG95OnMzY3JldHBhc3N3b3Jk": "ZGVwbG95OnMzY3JldHBhc3N3b3Jk",
+        "SMTP_PASSWORD=c0rrect-horse-battery": "c0rrect-horse-battery",
+        "curl 'https://api.x.dev/v1?api_key=q8w7e6r5t4y3&x=1'": "q8w7e6r5t4y3",
+        "mysql -u root -pTr0ub4dor3x prod": "Tr0ub4dor3x",
+        "./sync --password Hunter2Hunter2": "Hunter2Hunter2",
+        "redis://:s3cr3tpw@cache:6379/0": "s3cr3tpw",
+    }
+    for text, secret in cases.items():
+        found = [text[hit.start:hit.end] for hit in detector.find(text)]
+        assert any(secret in value for value in found), (text, found)
+
+
+def test_code_that_names_a_secret_is_not_a_secret():
+    detector = Detector()
+    for text in ("env.OPENAI_API_KEY = 'proxy-handled';", "const headers = { Authorization: authHeader };",
+                 "DB_PASSWORD: process.env.DB_PASSWORD,", "API_KEY = read_key()"):
+        assert detector.find(text) == [], text
+
+
+def test_user_patterns_add_rules():
+    session = Session("s", "test", steps=[Step("user", text="ticket ACME-INTERNAL-4242 and ACME-INTERNAL-7")])
+    redact_session(session, (r"ACME-INTERNAL-\d{4}",))
+    assert session.steps[0].text == "ticket [REDACTED:custom] and ACME-INTERNAL-7"
+    assert session.redactions == {"custom": 1}
+
+
+def test_deep_nesting_never_recurses_and_is_capped_with_a_marker():
+    deep: dict = {"leaf": GITHUB}
+    for _ in range(2000):
+        deep = {"a": [deep]}
+    text = '{"a":[' * 2000 + json.dumps({"leaf": GITHUB}) + "]}" * 2000  # deeper than JSON readers go
+    call = ToolCall("t", arguments=deep, output=text)
+    session = Session("s", "test", steps=[Step("assistant", tool_calls=[call])])
+    redact_session(session)
+    node, depth = call.arguments, 0
+    while isinstance(node, (dict, list)):
+        node, depth = (node["a"] if isinstance(node, dict) else node[0]), depth + 1
+    assert node == "… nested deeper than 100 levels" and 90 < depth <= 100  # counted from the session
+    assert GITHUB not in call.output  # found in the text even where the JSON cannot be parsed
+
+
+def test_a_default_build_shows_no_secret_anywhere_and_no_redact_leaves_them(tmp_path):
+    lines = [json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"use {SECRETS['anthropic']}"}),
              json.dumps({"timestamp": "2026-01-01T00:00:01Z", "type": "tool_call", "id": "c1", "name": "bash",
-                         "arguments": {"command": "env"}}),
+                         "arguments": {"command": f"curl -H 'Authorization: Bearer {SECRETS['bearer-token']}' x"}}),
              json.dumps({"timestamp": "2026-01-01T00:00:02Z", "type": "tool_result", "call_id": "c1", "success": True,
-                         "content": "\n".join(f"{name}=postgres://{value}@db/app" if name == "password in URL" else f"{name}={value}"
-                                                for name, value in SECRETS.items())})]
+                         "content": f"GITHUB={GITHUB}\n{SECRETS['jwt']}"})]
     source = glue_session(tmp_path / "logs" / "s", lines)
-    plain, redacted = tmp_path / "plain", tmp_path / "redacted"
-    site.build([source], plain, site.BuildOptions())
-    site.build([source], redacted, site.BuildOptions(redact=True))
+    secrets = [SECRETS["anthropic"], SECRETS["bearer-token"], GITHUB, SECRETS["jwt"]]
+    redacted = tmp_path / "redacted"
+    site.build([source], redacted, site.BuildOptions())
     everything = lambda folder: "".join(p.read_text() for p in folder.rglob("*") if p.is_file())  # noqa: E731
-    assert all(secret in everything(plain) for secret in SECRETS.values())  # the option is what hides them
-    assert not any(secret in everything(redacted) for secret in SECRETS.values())
-    assert "[REDACTED JSON web token]" in everything(redacted)
-
-
-def test_export_redacts_on_request(tmp_path):
-    line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": SECRETS["GitHub token"]})
-    source = glue_session(tmp_path / "logs" / "s", [line])
-    result = CliRunner().invoke(app, ["export", str(source), "--redact", "-o", str(tmp_path / "r.html")])
+    assert not any(secret in everything(redacted) for secret in secrets)
+    assert "[REDACTED:jwt]" in everything(redacted)
+    result = runner.invoke(app, ["build", str(source), "--no-redact", "-o", str(tmp_path / "plain"), "-q"])
     assert result.exit_code == 0, result.output
-    assert SECRETS["GitHub token"] not in (tmp_path / "r.html").read_text()
+    assert all(secret in everything(tmp_path / "plain") for secret in secrets)  # the option is what shows them
+    left = re.search(r"--no-redact: (\d+) likely secrets are left in the output", result.stderr)
+    assert left and int(left[1]) >= 4, result.stderr  # the bearer token is in two strings (command, code)
+
+
+def test_export_compare_and_show_redact_by_default(tmp_path):
+    line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
+    source = glue_session(tmp_path / "logs" / "s", [line])
+    result = runner.invoke(app, ["export", str(source), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert GITHUB not in (tmp_path / "r.html").read_text()
+    result = runner.invoke(app, ["compare", str(source), str(source), "-o", str(tmp_path / "c.html")])
+    assert result.exit_code == 0, result.output
+    assert GITHUB not in (tmp_path / "c.html").read_text() and "[REDACTED:github-pat]" in (tmp_path / "c.html").read_text()
+    result = runner.invoke(app, ["show", str(source)])
+    assert result.exit_code == 0 and GITHUB not in result.stdout and "[REDACTED:github-pat]" in result.stdout
+    result = runner.invoke(app, ["show", str(source), "--no-redact"])
+    assert GITHUB in result.stdout and "likely secrets are left" in result.stderr
+
+
+def test_the_redaction_setting_is_part_of_the_cache_key():
+    assert site._cache_key(site.BuildOptions()) != site._cache_key(site.BuildOptions(redact=False))
+    assert site._cache_key(site.BuildOptions()) != site._cache_key(site.BuildOptions(redact_patterns=("x",)))
+
+
+def test_a_missing_scanner_stops_the_command_with_one_error_line(tmp_path, monkeypatch):
+    import builtins
+
+    from replay_site.redact import detect
+
+    real_import = builtins.__import__
+
+    def no_kingfisher(name, *args, **kwargs):
+        if name == "kingfisher_sdk":
+            raise ImportError("No module named 'kingfisher_sdk'")
+        return real_import(name, *args, **kwargs)
+
+    line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
+    source = glue_session(tmp_path / "logs" / "s", [line])
+    monkeypatch.setattr(builtins, "__import__", no_kingfisher)
+    detect._scanner.cache_clear()
+    try:
+        result = runner.invoke(app, ["export", str(source), "-o", str(tmp_path / "r.html")])
+    finally:
+        monkeypatch.undo()
+        detect._scanner.cache_clear()
+    assert result.exit_code == 1 and result.stderr.startswith("error: secret redaction needs kingfisher"), result.output
+    assert not (tmp_path / "r.html").exists()

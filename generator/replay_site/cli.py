@@ -2,28 +2,46 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
-from . import catalog, site, standalone, terminal
+from . import __version__, ansi, catalog, site, standalone, terminal
 from .costs import PriceBook, PriceFileError, load_price_overrides
 from .discover import DiscoveryError
 from .publish import PublishError
 from .readers import registry
+from .redact import ScannerUnavailable, count_secrets
 
-app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True, add_completion=False)
+# Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
+app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
+                  add_completion=False, rich_markup_mode=None)
+EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
+
+
+class UsageMistake(Exception):
+    """A command line that cannot work as given (exit status 2, like click's usage errors)."""
+
+
+def _flag(*decls: str, help: str):  # noqa: A002 - typer's own keyword
+    return typer.Option(*decls, help=help, metavar="")
 
 SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders; default: the agents' own log folders.", show_default=False)]
 SessionArg = Annotated[Optional[str], typer.Argument(help="A log path, or a session id (or unique id prefix) under --source.", show_default=False)]
 SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).")]
-LastOpt = Annotated[bool, typer.Option("--last", help="Take the most recently started session.")]
+LastOpt = Annotated[bool, _flag("--last", help="Take the most recently started session.")]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Reader to use: auto or a name from `replay-site formats`.")]
 ThemeOpt = Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")]
-RedactOpt = Annotated[bool, typer.Option("--redact", help="Replace API keys, tokens, private keys and URL passwords in every text before rendering.")]
+RedactOpt = Annotated[bool, _flag("--redact/--no-redact", help="Replace API keys, tokens, passwords and private keys in every text with [REDACTED:kind] (on by default).")]
+RedactPatternOpt = Annotated[Optional[list[str]], typer.Option("--redact-pattern", help="A regular expression to redact as well (its `secret` group, else the whole match); repeatable.", show_default=False)]
 PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="TOML file of per-model prices that override or add to the built-in table.")]
 
 
@@ -33,8 +51,14 @@ def _user_errors() -> Iterator[None]:
     error and exit status 1, not a traceback."""
     try:
         yield
-    except (DiscoveryError, PriceFileError, FileNotFoundError) as exc:
-        typer.secho(f"error: {exc}", err=True, fg="red")
+    except UsageMistake as exc:
+        _error(str(exc))
+        raise typer.Exit(2) from None
+    except PermissionError as exc:
+        _error(f"permission denied: {exc.filename or exc}")
+        raise typer.Exit(1) from None
+    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable) as exc:
+        _error(str(exc))
         raise typer.Exit(1) from None
 
 
@@ -45,37 +69,97 @@ def _output_errors() -> Iterator[None]:
     try:
         yield
     except PublishError as exc:
-        typer.secho(f"error: {exc}", err=True, fg="red")
+        _error(str(exc))
         raise typer.Exit(2) from None
 
 
-def _roots(sources: list[Path] | None, format_name: str, quiet: bool = True) -> list[Path]:
-    """The named sources, else the agents' default folders, else the bundled examples."""
+def _error(message: str) -> None:
+    typer.secho(f"error: {ansi.for_terminal(message, color=False)}", err=True, fg="red")
+
+
+def _say(text: str, err: bool = False, nl: bool = True) -> None:
+    """Print text that holds log content: control characters shown escaped, never obeyed
+    (colour codes pass only to a terminal)."""
+    stream = sys.stderr if err else sys.stdout
+    typer.echo(ansi.for_terminal(text, color=stream.isatty()), err=err, nl=nl)
+
+
+def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
+    """The named sources, else the agents' default folders."""
     if sources:
         return sources
+    found = site.default_sources(format_name)
+    if not found:
+        raise DiscoveryError("no agent log folder found on this machine; name a log file or folder")
+    return found
+
+
+def _build_roots(sources: list[Path] | None, format_name: str, quiet: bool) -> tuple[list[Path], bool]:
+    """The roots a build reads, and whether they are the bundled examples (no logs here)."""
+    if sources:
+        return sources, False
     found = site.default_sources(format_name)
     if found:
         if not quiet:
             typer.echo("Reading the agents' default log folders: " + ", ".join(map(str, found)), err=True)
-        return found
+        return found, False
     examples = site.examples_dir()
     typer.echo(f"No agent log folder found on this machine; building the bundled example sessions ({examples}).", err=True)
-    return [examples]
+    return [examples], True
+
+
+def _patterns(patterns: list[str] | None) -> tuple[str, ...]:
+    for pattern in patterns or []:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise UsageMistake(f"--redact-pattern {pattern!r} is not a regular expression ({exc})") from None
+    return tuple(patterns or [])
+
+
+def _warn_unredacted(count: int) -> None:
+    if count:
+        typer.secho(f"warning: --no-redact: {count} likely secrets are left in the output", err=True, fg="yellow")
 
 
 def _prices(path: Path | None) -> PriceBook | None:
     return load_price_overrides(path) if path else None
 
 
-def _one_session(reference: str | None, last: bool, sources, format_name: str, book, redact: bool = False):
+def _one_session(reference: str | None, last: bool, sources, format_name: str, book, redact: bool = True,
+                 patterns: tuple[str, ...] = ()):
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
-    return catalog.load_session(None if last else reference, _roots(sources, format_name), format_name, book, redact)
+    roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
+    return catalog.load_session(None if last else reference, roots, format_name, book, redact, patterns)
+
+
+def _check_output_file(out: Path, inputs: list) -> None:
+    """Refuse an -o that cannot take a file, or would overwrite a log, before any log is read."""
+    for given in inputs:
+        if given and Path(given).is_file() and out.exists() and Path(given).resolve() == out.resolve():
+            raise UsageMistake(f"-o {out} is the log being read; name another file")
+    if out.is_dir():
+        raise UsageMistake(f"{out} is a folder; -o names the HTML file to write")
+    parent = out.parent if str(out.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise UsageMistake(f"{parent} is not a folder")
+    existing = next((folder for folder in [parent, *parent.parents] if folder.exists()), Path("."))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageMistake(f"cannot write to {existing} (permission denied)")
 
 
 def _write(out: Path, html: str) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html, encoding="utf-8")
+    """Write atomically: a reader of `out` sees the old file or the new one, never half of one."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=out.parent, prefix=f".{out.name}.", suffix=".tmp", delete=False) as temp:
+            temp.write(html.encode("utf-8", "replace"))
+        os.replace(temp.name, out)  # replaces a symlink at `out` itself, never its target
+    except OSError as exc:
+        if "temp" in locals() and os.path.exists(temp.name):
+            os.unlink(temp.name)
+        raise UsageMistake(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 @app.command()
@@ -86,22 +170,27 @@ def build(
     theme: ThemeOpt = "default",
     title: Annotated[str, typer.Option("--title", help="Site title.")] = "Agent sessions",
     prices: PricesOpt = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary line and errors.")] = False,
+    quiet: Annotated[bool, _flag("--quiet", "-q", help="Print only the summary line and errors.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; 0 = one per core for large builds.", min=0)] = 0,
     compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
-    redact: RedactOpt = False,
-    full: Annotated[bool, typer.Option("--full", help="Read and render everything again, ignoring what the last build of this folder cached.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Build into a folder holding files replay-site did not write; they are kept.")] = False,
+    redact: RedactOpt = True,
+    redact_pattern: RedactPatternOpt = None,
+    full: Annotated[bool, _flag("--full", help="Read and render everything again, ignoring what the last build of this folder cached.")] = False,
+    force: Annotated[bool, _flag("--force", help="Build into a folder holding files replay-site did not write; they are kept.")] = False,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
     with _user_errors(), _output_errors():
-        options = site.BuildOptions(format=format_name, theme=theme, title=title, prices=_prices(prices),
-                                    compare=list(compare or []), jobs=jobs, redact=redact, incremental=not full, force=force)
+        roots, examples = _build_roots(sources, format_name, quiet)
+        options = site.BuildOptions(format=format_name, theme=theme, title=EXAMPLES_TITLE if examples and title == "Agent sessions" else title,
+                                    prices=_prices(prices), compare=list(compare or []), jobs=jobs, redact=redact,
+                                    redact_patterns=_patterns(redact_pattern), incremental=not full, force=force)
         with terminal.ProgressBar(enabled=not quiet) as progress:
-            result = site.build(_roots(sources, format_name, quiet), out, options, progress)
+            result = site.build(roots, out, options, progress)
+        if not redact:
+            _warn_unredacted(count_secrets(list(catalog.iter_sessions(roots, format_name, options.prices, redact=False))))
     if not quiet:
         for problem in result.problems:
-            typer.echo(f"warning: {problem}", err=True)
+            _say(f"warning: {problem}", err=True)
     typer.echo(f"Built {len(result.summaries)} sessions, {result.steps} steps, {len(result.problems)} warnings -> {out / 'index.html'}")
 
 
@@ -116,8 +205,10 @@ def formats() -> None:
 def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
     """Print a table of sessions: id, start, agent, steps, cost, errors."""
     with _user_errors():
-        found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices)))
-    terminal.print_table(terminal.session_rows(found))
+        found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
+    # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.
+    terminal.print_table([tuple(escape(ansi.for_terminal(cell, color=False)) for cell in row)
+                          for row in terminal.session_rows(found)])
 
 
 @app.command()
@@ -129,11 +220,15 @@ def show(
     max_output: Annotated[int, typer.Option("--max-output", help="Characters of each tool output shown.")] = 300,
     format_name: FormatOpt = "auto",
     prices: PricesOpt = None,
+    redact: RedactOpt = True,
+    redact_pattern: RedactPatternOpt = None,
 ) -> None:
     """Print one session's timeline in the terminal, one block per step."""
     with _user_errors():
-        found = _one_session(session, last, sources, format_name, _prices(prices))
-    typer.echo(terminal.timeline(found, max_prose, max_output), nl=False)
+        found = _one_session(session, last, sources, format_name, _prices(prices), redact, _patterns(redact_pattern))
+    if not redact:
+        _warn_unredacted(count_secrets([found]))
+    _say(terminal.timeline(found, max_prose, max_output), nl=False)
 
 
 @app.command()
@@ -141,22 +236,58 @@ def check(
     sources: SourcesArg = None,
     max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Budget in USD per session (subagents included).")] = None,
     max_errors: Annotated[Optional[int], typer.Option("--max-errors", help="Most errors allowed per session.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    allow_unknown_cost: Annotated[bool, _flag("--allow-unknown-cost", help="Pass sessions whose cost is unknown (unpriced models) under --max-cost.")] = False,
+    as_json: Annotated[bool, _flag("--json", help="Print the verdict as JSON.")] = False,
     format_name: FormatOpt = "auto",
     prices: PricesOpt = None,
 ) -> None:
     """Exit 1 and name the sessions over budget (cost or errors), for CI and audits."""
     with _user_errors():
-        found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices)))
-    breaches = terminal.budget_breaches(found, max_cost, max_errors)
+        if max_cost is None and max_errors is None:
+            raise UsageMistake("check needs a limit: --max-cost and/or --max-errors")
+        found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
+    breaches = _with_unknown_costs(terminal.budget_breaches(found, max_cost, max_errors), found,
+                                   max_cost is not None and not allow_unknown_cost)
+    # Allowed, but still said: a passing verdict must not read as "within budget" for them.
+    allowed = [session for session in _top_level(found) if session.cost_with_children.unpriced_steps] \
+        if max_cost is not None and allow_unknown_cost else []
     if as_json:
-        typer.echo(json.dumps({"checked": len(found), "over_budget": [b.as_dict() for b in breaches]}, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({"checked": len(found), "over_budget": [b.as_dict() for b in breaches],
+                               "cost_unknown_allowed": [session.id for session in allowed]}, indent=2, ensure_ascii=True))
     else:
         for breach in breaches:
-            typer.echo(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+            _say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+        for session in allowed:
+            _say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost")
         typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
     if breaches:
         raise typer.Exit(1)
+
+
+def _top_level(sessions) -> list:
+    """Sessions judged on their own: subagents are judged with their parent, as budget_breaches does."""
+    return [session for session in sessions if not (session.parent_id and session.relation == "subagent")]
+
+
+def _with_unknown_costs(breaches: list[terminal.BudgetBreach], sessions, unknown_fails: bool) -> list[terminal.BudgetBreach]:
+    """A session with unpriced steps has an unknown cost: it cannot be shown to be within
+    --max-cost, so it fails unless --allow-unknown-cost."""
+    if not unknown_fails:
+        return breaches
+    by_session = {id(breach.session): breach for breach in breaches}
+    for session in _top_level(sessions):
+        cost = session.cost_with_children
+        if not cost.unpriced_steps:
+            continue
+        models = ", ".join(cost.unpriced_models) or "unknown model"
+        reason = f"cost unknown ({cost.unpriced_steps} unpriced steps: {models})"
+        if id(session) in by_session:
+            by_session[id(session)].reasons.append(reason)
+        else:
+            errors = session.error_count + sum(child.error_count for child in session.rolled_up_children())
+            by_session[id(session)] = terminal.BudgetBreach(session, cost, errors, [reason])
+    order = {id(session): index for index, session in enumerate(sessions)}
+    return sorted(by_session.values(), key=lambda breach: order[id(breach.session)])
 
 
 @app.command()
@@ -168,14 +299,18 @@ def export(
     theme: ThemeOpt = "default",
     format_name: FormatOpt = "auto",
     prices: PricesOpt = None,
-    redact: RedactOpt = False,
+    redact: RedactOpt = True,
+    redact_pattern: RedactPatternOpt = None,
 ) -> None:
     """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
     with _user_errors():
+        _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
-        found = _one_session(session, last, sources, format_name, book, redact)
+        found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
         _write(out, standalone.export_page(found, theme, book))
-    typer.echo(f"{found.id}: {len(found.steps)} steps -> {out}")
+    if not redact:
+        _warn_unredacted(count_secrets(found.walk()))
+    _say(f"{found.id}: {len(found.steps)} steps -> {out}")
 
 
 @app.command()
@@ -187,11 +322,29 @@ def compare(
     theme: ThemeOpt = "default",
     format_name: FormatOpt = "auto",
     prices: PricesOpt = None,
+    redact: RedactOpt = True,
+    redact_pattern: RedactPatternOpt = None,
 ) -> None:
     """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
     with _user_errors():
+        _check_output_file(out, [session_a, session_b, *(sources or [])])
         book = _prices(prices)
-        a, b = (_one_session(ref, False, sources, format_name, book) for ref in (session_a, session_b))
+        patterns = _patterns(redact_pattern)
+        a, b = (_one_session(ref, False, sources, format_name, book, redact, patterns) for ref in (session_a, session_b))
         comparison, html = standalone.compare_page(a, b, theme, book)
         _write(out, html)
-    typer.echo(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}")
+    if not redact:
+        _warn_unredacted(count_secrets([a, b]))
+    _say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"replay-site {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: Annotated[bool, typer.Option("--version", help="Print the version and exit.", metavar="",
+                                               callback=_print_version, is_eager=True)] = False) -> None:
+    """Turn AI coding agent session logs into a self-contained static report site."""

@@ -246,6 +246,8 @@ class Session:
     outcome: str | None = None
     facts: list[Fact] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # Secrets replaced before rendering, per kind (redact/); empty when redaction is off.
+    redactions: dict[str, int] = field(default_factory=dict)
 
     def number_steps(self) -> None:
         """Give steps the contiguous numbers 1..n that page anchors rely on."""

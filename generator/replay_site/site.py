@@ -44,7 +44,8 @@ class BuildOptions:
     prices: PriceBook | None = None
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
     jobs: int = 1  # worker processes; 0 = one per core when the build is large enough
-    redact: bool = False  # replace credentials in every text before rendering (redact.py)
+    redact: bool = True  # replace credentials in every text before rendering (redact/)
+    redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
     incremental: bool = True  # reuse what the last build of the same folder learned (cache.py)
     force: bool = False  # build into a folder holding files replay-site did not write (kept as they are)
 
@@ -61,16 +62,17 @@ class BuildResult:
 
 
 def examples_dir() -> Path:
-    """The bundled example sessions (tests/data in a checkout, replay_site/examples in the wheel)."""
-    bundled = Path(__file__).parent / "examples"
-    return bundled if bundled.is_dir() else Path(__file__).resolve().parents[2] / "tests" / "data"
+    """The bundled example sessions: one clean, realistic session per format, package data
+    (tests/data holds the deliberately broken fixtures, never shipped)."""
+    return Path(__file__).parent / "examples"
 
 
 def default_sources(format_name: str = "auto") -> list[Path]:
     return default_roots(pick_readers(format_name))
 
 
-def read_source(source: SessionSource, book: PriceBook | None, redact: bool = False) -> tuple[list[Session], list[Problem]]:
+def read_source(source: SessionSource, book: PriceBook | None, redact: bool = True,
+                redact_patterns: tuple[str, ...] = ()) -> tuple[list[Session], list[Problem]]:
     """Read, price and (if asked) redact one source. A reader that fails is a reported
     problem, never a failed build."""
     try:
@@ -81,7 +83,7 @@ def read_source(source: SessionSource, book: PriceBook | None, redact: bool = Fa
     for session in sessions:
         price_session(session, book)
         if redact:
-            redact_session(session)
+            redact_session(session, redact_patterns)
     return sessions, []
 
 
@@ -192,7 +194,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
 def _cache_key(options: BuildOptions) -> str:
     """Everything besides the logs that shapes the pages."""
     settings = {"format": options.format, "title": options.title, "prices": repr(options.prices),
-                "pricing": pricing_source(options.prices), "redact": options.redact}
+                "pricing": pricing_source(options.prices), "redact": options.redact,
+                "redact_patterns": list(options.redact_patterns) if options.redact else []}
     return settings_key(theme_search_path(options.theme), settings)
 
 
@@ -201,7 +204,7 @@ def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[lis
     --compare pair names."""
     agents = {name: reader.label for name, reader in registry().items()}
     picker = ComparePicker(options.compare)
-    sessions, problems = read_source(source, options.prices, options.redact)
+    sessions, problems = read_source(source, options.prices, options.redact, options.redact_patterns)
     summaries = []
     for top in sessions:
         family = f"sessions/{page_slug(top, top.source)}.html"
@@ -221,7 +224,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     writer = FolderWriter(out)
     problems: list[Problem] = []
-    sessions, _ = read_source(source, options.prices, options.redact)
+    sessions, _ = read_source(source, options.prices, options.redact, options.redact_patterns)
     for top in sessions:
         for session in top.walk():
             slug = page_slug(session, session.source)
@@ -276,7 +279,7 @@ def _load_one(reference: str, options: BuildOptions) -> Session:
     """A log named by --compare that is not among the built sources."""
     from .catalog import load_session  # catalog builds on this module
 
-    return load_session(reference, [], options.format, options.prices, options.redact)
+    return load_session(reference, [], options.format, options.prices, options.redact, options.redact_patterns)
 
 
 def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, SessionSummary]]:

@@ -70,7 +70,7 @@ class SessionSummary:
     family: str
     outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
-    # Credentials replaced by --redact, by kind (filled by redaction; empty without it).
+    # Secrets replaced before rendering, per kind: `[REDACTED:kind]` markers on the page.
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
     child_steps: dict[str, int] = field(default_factory=dict)
@@ -203,4 +203,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         outcome=outcome(session),
         by_model=by_model(session),
         child_steps=child_steps(session),
+        redactions=dict(session.redactions),
     )

@@ -1,0 +1,200 @@
+"""Secret redaction, applied to the model before anything is written (on by default).
+
+Logs hold whatever passed through the agent's terminal: keys printed by `env`, `.env` files
+it read, tokens in URLs. Every string of a session — prose, thinking, argument keys and values
+(nested JSON and JSON held inside strings too), outputs, titles, paths, diffs, details,
+variables, facts — is checked as a terminal would show it (ANSI codes removed, so a key split
+by colour codes is still found) and each secret is replaced by `[REDACTED:kind]` wherever it
+appears in the raw string: verbatim, split by escape codes, JSON-, HTML- or URL-escaped.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+from collections import Counter
+from typing import Any
+from urllib.parse import quote, unquote
+
+import orjson
+
+from .. import ansi
+from ..model import Session
+from .detect import Detector, Hit, ScannerUnavailable, scanner_version
+
+__all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
+
+# Identity fields link sessions, steps and pages together; image bytes are not text.
+_KEEP = {"id", "format", "source", "parent_id", "relation", "children", "problems", "redactions",
+         "child_session_id", "child_session_ids", "data_base64", "number", "kind", "status"}
+# Deeper argument trees are cut here with a visible marker, so no later stage (rendering,
+# JSON encoding) meets a depth it cannot handle.
+MAX_DEPTH = 100
+_ESCAPES = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?)*"
+
+
+def marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+def _json_leaves(text: str) -> list[str]:
+    """The string values (and keys) of `text` when it is a JSON document, else nothing."""
+    stripped = text.strip()
+    if not stripped[:1] in ("{", "[") or len(stripped) < 8:
+        return []
+    try:
+        document = orjson.loads(stripped)
+    except (orjson.JSONDecodeError, ValueError):  # not JSON, or deeper than orjson reads
+        return []
+    leaves, stack = [], [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            leaves.append(node)
+        elif isinstance(node, dict):
+            leaves.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return leaves
+
+
+def _spellings(secret: str) -> list[str]:
+    """How a secret can be written inside a raw string: verbatim and escaped."""
+    forms = {secret, orjson.dumps(secret).decode()[1:-1], html.escape(secret), quote(secret, safe="")}
+    forms.add(orjson.dumps(secret).decode()[1:-1].replace("/", "\\/"))
+    return sorted(forms, key=len, reverse=True)
+
+
+class Redactor:
+    """Redacts strings and counts what it replaced, per kind."""
+
+    def __init__(self, detector: Detector) -> None:
+        self.detector = detector
+        self.counts: Counter[str] = Counter()
+
+    def secrets(self, text: str) -> dict[str, str]:
+        """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
+        shown = ansi.plain(text)
+        views = [shown, *_json_leaves(shown)]
+        if "%" in shown:
+            views.append(unquote(shown))
+        found: dict[str, str] = {}
+        for view in views:
+            for hit in self.detector.find(view):
+                found.setdefault(view[hit.start:hit.end], hit.kind)
+        return found
+
+    def text(self, text: str) -> str:
+        found = self.secrets(text)
+        if not found:
+            return text
+        result = text
+        for secret, kind in sorted(found.items(), key=lambda item: len(item[0]), reverse=True):
+            replaced = 0
+            for spelling in _spellings(secret):
+                replaced += result.count(spelling)
+                result = result.replace(spelling, marker(kind))
+            if "\x1b" in result:  # the secret split by colour codes
+                split = re.compile(_ESCAPES.join(map(re.escape, secret)))
+                result, more = split.subn(marker(kind), result)
+                replaced += more
+            self.counts[kind] += max(replaced, 1)
+        if any(secret in ansi.plain(result) for secret in found):
+            # Drawn by cursor tricks the raw string does not hold in one piece: keep the
+            # text as shown (styling lost), redacted there.
+            result = self._redact_shown(ansi.plain(result))
+        return result
+
+    def _redact_shown(self, shown: str) -> str:
+        hits = self.detector.find(shown)
+        for hit in reversed(hits):
+            shown = shown[:hit.start] + marker(hit.kind) + shown[hit.end:]
+        return shown
+
+    def tree(self, root: Any) -> Any:
+        """Every string under `root` redacted in place (a new value for a root string); iterative,
+        so no nesting depth raises RecursionError."""
+        if isinstance(root, str):
+            return self.text(root)
+        stack: list[tuple[Any, int]] = [(root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            for holder, key, value in _slots(node):
+                if isinstance(value, str):
+                    _store(holder, key, self.text(value))
+                elif depth >= MAX_DEPTH and isinstance(value, (dict, list)):
+                    _store(holder, key, f"… nested deeper than {MAX_DEPTH} levels")
+                elif isinstance(value, (dict, list)) or _is_model(value):
+                    stack.append((value, depth + 1))
+            if isinstance(node, dict):
+                _redact_keys(node, self)
+        return root
+
+
+def _is_model(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _slots(node: Any):
+    if isinstance(node, dict):
+        return [(node, key, value) for key, value in node.items()]
+    if isinstance(node, list):
+        return [(node, index, value) for index, value in enumerate(node)]
+    return [(node, field.name, getattr(node, field.name)) for field in dataclasses.fields(node)
+            if field.name not in _KEEP]
+
+
+def _store(holder: Any, key: Any, value: Any) -> None:
+    if isinstance(holder, (dict, list)):
+        holder[key] = value
+    else:
+        setattr(holder, key, value)
+
+
+def _redact_keys(node: dict, redactor: Redactor) -> None:
+    renamed = {key: redactor.text(key) if isinstance(key, str) else key for key in node}
+    if any(old != new for old, new in renamed.items()):
+        items = list(node.items())
+        node.clear()
+        node.update((renamed[key], value) for key, value in items)
+
+
+def _family(session: Session) -> list[Session]:
+    found, stack = [], [session]
+    while stack:
+        each = stack.pop()
+        found.append(each)
+        stack.extend(reversed(each.children))
+    return found
+
+
+def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
+    """Redact `session` and its descendants in place, recording counts per kind in each
+    session's `redactions`; returns the total replaced."""
+    detector = Detector(patterns)
+    total = 0
+    for each in _family(session):
+        redactor = Redactor(detector)
+        redactor.tree(each)  # children are kept out by _KEEP and reached through _family
+        each.redactions = dict(sorted(redactor.counts.items()))
+        total += sum(redactor.counts.values())
+    return total
+
+
+def count_secrets(sessions: list[Session], patterns: tuple[str, ...] = ()) -> int:
+    """How many secrets redaction would replace in `sessions` (each counted once, children
+    included only when listed), leaving them unchanged: for `--no-redact`'s warning."""
+    detector = Detector(patterns)
+    total = 0
+    for session in sessions:
+        redactor = Redactor(detector)
+        stack: list[Any] = [session]
+        while stack:
+            node = stack.pop()
+            for _holder, _key, value in _slots(node):
+                if isinstance(value, str):
+                    total += len(redactor.secrets(value))
+                elif isinstance(value, (dict, list)) or _is_model(value):
+                    stack.append(value)
+    return total

@@ -1,0 +1,152 @@
+"""Finding likely secrets in one text: a maintained rule catalogue plus context rules of ours.
+
+The catalogue is kingfisher-secret-scanner (offline, ~500 provider rules with byte offsets; its
+validation API, which would contact providers, is never used). Catalogues match token
+shapes; what they miss is context: a password in a URL, a header value, `DB_PASSWORD=` in an
+env dump, `-pSecret` on a mysql command line. Our rules cover those, and a placeholder filter
+keeps documentation values (`your-token`, `<key>`, `${TOKEN}`, AWS's `...EXAMPLE` keys) readable.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# (kind, pattern); the named group `secret` is what is replaced, else the whole match.
+CONTEXT_RULES: list[tuple[str, re.Pattern[str]]] = [
+    # Also matches a key whose newlines are written `\n` inside a JSON string.
+    ("private-key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                               r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
+    ("url-password", re.compile(r"(?<=://)[^/\s:@\"'<>]*:(?P<secret>[^/\s@\"'<>]{3,})(?=@[\w.\[-])")),
+    ("authorization", re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?"
+                                 r"(?:(?:bearer|basic|token|digest|apikey)\s+)?(?P<secret>[^\s\"',;]{8,})")),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/~]{20,})")),
+    ("env-secret", re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY)"
+                              r"[A-Z0-9_]*[\"']?\s*[=:]\s*[\"']?(?P<secret>[^\s\"'`,;]{4,})")),
+    ("json-secret", re.compile(r"(?i)[\"'](?:password|passwd|secret|client_secret|token|access_token|refresh_token|"
+                               r"api_key|apikey|private_key)[\"']\s*:\s*[\"'](?P<secret>[^\"'\s]{4,})[\"']")),
+    ("query-secret", re.compile(r"(?i)[?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|"
+                                r"secret|client_secret|password|passwd|pwd|auth|sig|signature|x-amz-signature|"
+                                r"x-amz-security-token|x-goog-signature)=(?P<secret>[^&\s#\"'<>]{6,})")),
+    ("password-flag", re.compile(r"(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?P<secret>[^\s-]\S{2,})"
+                                 r"|--password[= ](?P<flag>[^\s-]\S{2,})|\bsshpass\s+-p\s*(?P<sshpass>\S{3,}))")),
+    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z2-7]{16}\b")),
+]
+_SECRET_GROUPS = ("secret", "flag", "sshpass")
+
+# Documentation and template values, not credentials.
+_PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|redacted|^<.*>$|\$\{|\$\(|\{\{|\*\*\*|x{6,}"
+                          r"|^\$[A-Z_]+$|^%[A-Z_]+%$")
+# Rules that take whatever follows a name: in code the "value" is often an expression
+# (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
+_VALUE_RULES = {"env-secret", "json-secret", "authorization", "password-flag"}
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*(?:\(\)?)?")
+_CATALOGUE_PREFIXES = ("betterleaks.", "kingfisher.", "veles.secrets/", "custom.")
+
+
+@dataclass(frozen=True)
+class Hit:
+    start: int
+    end: int
+    kind: str
+
+
+def is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.search(value)) or len(set(value)) <= 2
+
+
+def looks_like_a_value(value: str) -> bool:
+    """A credential, not code: no identifier or dotted reference without digits, no call, and
+    at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
+    if "(" in value or (_REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value)):
+        return False
+    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
+               any(not c.isalnum() and c not in "-_." for c in value))
+    return sum(classes) >= 2 or len(value) >= 20
+
+
+class ScannerUnavailable(RuntimeError):
+    """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
+
+
+@lru_cache(maxsize=1)
+def _scanner():
+    """The catalogue, compiled once per process and only when a session is redacted: loading
+    it costs a few seconds the first time (then kingfisher's own disk cache, ~0.3 s)."""
+    try:
+        import kingfisher_sdk
+
+        return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(), base64=True)
+    except (ImportError, OSError, RuntimeError) as exc:
+        raise ScannerUnavailable(f"secret redaction needs kingfisher-secret-scanner, which could not be loaded ({exc}); "
+                                 "install it, or pass --no-redact to publish the logs as they are") from None
+
+
+def scanner_version() -> str:
+    import kingfisher_sdk
+
+    return kingfisher_sdk.__version__
+
+
+def _kind(rule_id: str) -> str:
+    for prefix in _CATALOGUE_PREFIXES:
+        if rule_id.startswith(prefix):
+            rule_id = rule_id[len(prefix):]
+    return re.sub(r"[^a-z0-9]+", "-", rule_id.lower()).strip("-") or "secret"
+
+
+def _catalogue_hits(text: str) -> list[Hit]:
+    data = text.encode("utf-8", "replace")  # lone surrogates become one byte, like one character
+    hits = []
+    for finding in _scanner().scan(data):
+        if not finding.visible:
+            continue
+        location = finding.location
+        start, end = location["start_offset"], location["end_offset"]
+        if not data.isascii():
+            start, end = (len(data[:offset].decode("utf-8", "replace")) for offset in (start, end))
+        secret = finding.secret
+        inner = text.find(secret, start, end) if secret and not finding.is_base64_encoded else -1
+        if inner >= 0:
+            start, end = inner, inner + len(secret)
+        hits.append(Hit(start, end, _kind(finding.rule_id)))
+    return hits
+
+
+def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]:
+    hits = []
+    for kind, pattern in rules:
+        for match in pattern.finditer(text):
+            group = next((name for name in _SECRET_GROUPS if name in pattern.groupindex and match.group(name)), None)
+            if group is None and pattern.groups == 1 and match.group(1):
+                group = 1
+            start, end = match.span(group) if group is not None else match.span()
+            hits.append(Hit(start, end, kind))
+    return hits
+
+
+class Detector:
+    """Finds secrets in a text; `patterns` are user regexes (`--redact-pattern`), kind "custom"."""
+
+    def __init__(self, patterns: tuple[str, ...] = ()) -> None:
+        self.user_rules = [("custom", re.compile(pattern)) for pattern in patterns]
+
+    def find(self, text: str) -> list[Hit]:
+        """Non-overlapping hits, in order; placeholders left out (user rules are trusted as given)."""
+        if len(text) < 8:
+            return []
+        candidates = [hit for hit in _catalogue_hits(text) + _rule_hits(text, CONTEXT_RULES)
+                      if not is_placeholder(text[hit.start:hit.end])
+                      and (hit.kind not in _VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
+        candidates += _rule_hits(text, self.user_rules)
+        candidates.sort(key=lambda hit: (hit.start, -(hit.end - hit.start)))
+        merged: list[Hit] = []
+        for hit in candidates:
+            if hit.end <= hit.start:
+                continue
+            if merged and hit.start < merged[-1].end:
+                last = merged[-1]
+                merged[-1] = Hit(last.start, max(last.end, hit.end), last.kind)
+            else:
+                merged.append(hit)
+        return merged
