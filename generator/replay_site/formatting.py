@@ -6,12 +6,10 @@ bound), "unknown" when nothing could be priced and "—" when there was nothing 
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-
 from .model import Cost, CostTotal, Usage
+from .summary import SessionSummary
 
 
 def when(moment: datetime | str | None, local: bool = False) -> str:
@@ -96,7 +94,7 @@ def cost_total(total: CostTotal) -> str:
     return total_cost(total).text
 
 
-def summary_cost(summary: Any, with_children: bool = False) -> CostText:
+def summary_cost(summary: SessionSummary, with_children: bool = False) -> CostText:
     """A SessionSummary's own cost, or with its subagents (whose unpriced count it does not keep)."""
     if with_children:
         lower = summary.cost_with_children_is_lower_bound
@@ -139,10 +137,6 @@ def number(value: float) -> str:
     return f"{value:g}"
 
 
-def pretty_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
-
-
 def running_costs(steps: list) -> list[CostText]:
     """The cost of steps 1..N for every N, in one pass: a lower bound once an unpriced step has passed."""
     running, total = [], CostTotal()
@@ -159,6 +153,5 @@ FILTERS = {
     "cost_total": cost_total,
     "summary_cost": summary_cost,
     "tokens": tokens,
-    "pretty_json": pretty_json,
     "counted": counted,
 }

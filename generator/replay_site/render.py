@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import __version__, charts, formatting, highlight, views, views_steps
+from . import __version__, charts, formatting, highlight, paging, views, views_steps
 from .compare import Comparison
 from .model import Session
 from .summary import SessionSummary
@@ -85,6 +85,7 @@ class Renderer:
         self.env.filters["markdown"] = highlight.markdown
         self.env.filters["highlight"] = highlight.code
         self.env.globals["cost_text"] = formatting.cost
+        self.env.globals["step_link"] = _compare_step_link
         self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT, inline=None)
 
     def static_files(self) -> dict[str, bytes]:
@@ -102,7 +103,7 @@ class Renderer:
         (`sessions/<slug>/<k>.html`) and the side files of texts cut on the pages."""
         layout = views.Layout(nav.slug, len(session.steps))
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
-        pages = self._session_pages(session, summary, nav, layout, side, f"{{root}}assets/search/{nav.slug}.js")
+        pages = self._session_pages(session, summary, nav, layout, side, f"assets/search/{nav.slug}.js")
         files = {layout.path(number): html for number, html in enumerate(pages[1:], start=2)}
         files.update(side.files)
         return RenderedPage(pages[0], files)
@@ -149,8 +150,7 @@ class Renderer:
         charts_shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
         pages = []
         for number in range(1, layout.pages + 1):
-            page = views.page_view(session, layout, number, head, index, nav, side,
-                                   shard.replace("{root}", "../" * layout.path(number).count("/")) if shard else None)
+            page = views.page_view(session, layout, number, head, index, nav, side, shard)
             if number == 1:  # the whole session's charts, on its first page
                 page.charts = [_relinked(chart, layout, page.path) for chart in charts_shown]
             pages.append(template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "",
@@ -179,6 +179,12 @@ class InlineAssets:
 
 def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _compare_step_link(first_page: str, step: int) -> str:
+    """From a comparison page (compare/<a>--<b>.html), a link to step `step` of the session
+    whose first page is `first_page` (../sessions/<slug>.html), on the page that holds it."""
+    return paging.step_href(Path(first_page).stem, step, "compare/page.html")
 
 
 def _relinked(chart: Any, layout: views.Layout, page_path: str) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .compare import Comparison
-from .formatting import cost_total, duration, money, when
+from .formatting import cost_total, duration, money, step_cost, when
 from .model import CostTotal, Session, Step
 from .summary import cost_usd
 
@@ -15,10 +15,8 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _step_cost(step: Step) -> str:
-    if step.cost is None:
-        return "-"
-    prefix = "≈" if step.cost.source == "estimate" else ""
-    return prefix + money(step.cost.usd)
+    cost = step_cost(step.cost)
+    return cost.text if cost else "-"
 
 
 def timeline(session: Session, max_prose: int = 400, max_output: int = 300) -> str:

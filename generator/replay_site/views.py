@@ -15,7 +15,7 @@ from . import formatting, paging
 from .formatting import CostText
 from .model import Fact, Problem, Session, Step
 from .summary import SessionSummary
-from .views_steps import Link, SideFiles, StepView, nav_label, step_view
+from .views_steps import LinkView, SideFiles, StepView, nav_label, step_view
 
 # The prompt outline shows this much of each user prompt; an error label this much.
 PROMPT_CHARS = 80
@@ -117,10 +117,10 @@ class PageView:
     steps: list[StepView]
     index: list[tuple[StepView, str]]  # (step, navigator label)
     session_map: dict[str, Any]
-    parent: Link | None
-    children: list[Link]
-    prev: Link | None
-    next: Link | None
+    parent: LinkView | None
+    children: list[LinkView]
+    prev: LinkView | None
+    next: LinkView | None
     charts: list[Any] = field(default_factory=list)
 
 
@@ -209,10 +209,10 @@ def _rebase(href: str, page_path: str) -> str:
     return rebased + hash_mark + fragment
 
 
-def _link(link: Any, page_path: str) -> Link | None:
+def _link(link: Any, page_path: str) -> LinkView | None:
     if link is None:
         return None
-    return Link(link.title, _rebase(link.href, page_path), child_figures(link.summary) if getattr(link, "summary", None) else "")
+    return LinkView(link.title, _rebase(link.href, page_path), child_figures(link.summary) if getattr(link, "summary", None) else "")
 
 
 def child_figures(child: SessionSummary) -> str:
@@ -237,13 +237,13 @@ def page_view(session: Session, layout: Layout, page: int, head: Header, index: 
                   for k in range(1, layout.pages + 1)] if layout.pages > 1 else []
     prev_link, next_link = (_link(nav.prev, path), _link(nav.next, path)) if nav else (None, None)
     session_map = {
-        "pages": [[r.start, r.stop - 1, paging.relative(layout.path(k), path)]
+        "pages": [[r.start, r.stop - 1, "" if layout.single else paging.relative(layout.path(k), path)]
                   for k in range(1, layout.pages + 1) if (r := layout.steps_of(k))],
         "errors": [number for number, _ in index.errors],
         "failed": index.failed,
         "prev": prev_link.href if prev_link else None,
         "next": next_link.href if next_link else None,
-        "shard": shard,
+        "shard": paging.root_of(path) + shard if shard else None,  # site-relative -> from this page
     }
     return PageView(
         number=page, pages=layout.pages, path=path, root=paging.root_of(path), header=head,

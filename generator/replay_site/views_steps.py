@@ -103,7 +103,7 @@ class OutputView:
 
 
 @dataclass
-class Link:
+class LinkView:
     title: str
     href: str
     figures: str = ""  # steps, calls, errors and cost of a linked child session
@@ -128,7 +128,7 @@ class CallView:
     change_links: list[str | None] = field(default_factory=list)  # full diff, when cut
     todos: list[tuple[str, TodoItem]] = field(default_factory=list)  # (check mark, item)
     images: list[Image] = field(default_factory=list)
-    child: Link | None = None
+    child: LinkView | None = None
     child_missing: str | None = None  # a subagent id whose log is not in the site
     output: OutputView | None = None
     output_empty: bool = False
@@ -155,12 +155,12 @@ class StepView:
     error: TextView | None
     images: list[Image]
     calls: list[CallView]
-    variables: list[Variable]
+    variables: list[tuple[Variable, TextView]]  # (name, type, changed; its capped value)
     variables_changed: int
-    memory_notes: list[str]
-    details: list[tuple[Detail, TextView]]
+    memory_notes: list[TextView]
+    details: list[tuple[Detail, TextView, bool]]  # (label and language, capped text, highlighted)
     checkpoint: str | None
-    children: list[Link]
+    children: list[LinkView]
     children_missing: list[str]
 
 
@@ -201,7 +201,7 @@ def _output(call: ToolCall, name: str, side: SideFiles, page_path: str) -> Outpu
     return OutputView(output_spans(shown), len(text), len(shown), href, call.is_error, call.is_error or not folded)
 
 
-def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path: str, children: dict[str, Link]) -> CallView:
+def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path: str, children: dict[str, LinkView]) -> CallView:
     name = f"{step}-{index}"
     view = CallView(f"step-{step}-call-{index}", call.name, call.is_error, call.exit_code,
                     formatting.duration(call.duration_s) if call.duration_s is not None else None,
@@ -255,7 +255,7 @@ def _cap_diff(diff: str, view: DiffView, name: str, side: SideFiles, page_path: 
 
 
 def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, running: CostText | None,
-              children: dict[str, Link]) -> StepView:
+              children: dict[str, LinkView]) -> StepView:
     number = step.number
     calls = [call_view(call, number, index, side, page_path, children) for index, call in enumerate(step.tool_calls, start=1)]
     linked = {call.child_session_id for call in step.tool_calls}
@@ -279,14 +279,23 @@ def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, run
         text=text_view(step.text, f"{number}-text", side, page_path, prose=True) if step.text else None,
         thinking=text_view(step.thinking, f"{number}-thinking", side, page_path, prose=True) if step.thinking else None,
         error=text_view(step.error, f"{number}-error", side, page_path) if step.error else None,
-        images=step.images, calls=calls, variables=step.variables, variables_changed=changed,
-        memory_notes=step.memory_notes,
-        details=[(detail, text_view(detail.text, f"{number}-detail-{index}", side, page_path))
-                 for index, detail in enumerate(step.details, start=1)],
+        images=step.images, calls=calls, variables_changed=changed,
+        variables=[(variable, text_view(variable.value, f"{number}-variable-{index}", side, page_path))
+                   for index, variable in enumerate(step.variables, start=1)],
+        memory_notes=[text_view(note, f"{number}-memory-{index}", side, page_path)
+                      for index, note in enumerate(step.memory_notes, start=1)],
+        details=[_detail(detail, f"{number}-detail-{index}", side, page_path) for index, detail in enumerate(step.details, start=1)],
         checkpoint=step.checkpoint,
         children=[children[cid] for cid in extra_children if cid in children],
         children_missing=[cid for cid in extra_children if cid not in children],
     )
+
+
+def _detail(detail: Detail, name: str, side: SideFiles, page_path: str) -> tuple[Detail, TextView, bool]:
+    """A labelled block; raw JSON stays plain (its lexer costs more than the page gains)."""
+    text = text_view(detail.text, name, side, page_path)
+    colour = bool(detail.language) and detail.language != "json" and not text.cut and len(text.text) <= highlight.HIGHLIGHT_LIMIT
+    return detail, text, colour
 
 
 def nav_label(view: StepView) -> str:

@@ -1,0 +1,281 @@
+"""Session pages: paging of a long session, links to steps on the right page, the header's
+error list, the navigator, figures, arguments as key/value rows, diffs, caps on every text."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
+from sitetools import soup
+from test_site import glue_session
+
+from replay_site import formatting, paging, site
+from replay_site.diffs import diff_view
+from replay_site.model import Cost, CostTotal, FileChange
+from replay_site.views_steps import FIELD_LIMIT, MAX_DEPTH
+
+LONG_STEPS = 9_050
+STEP_ID = re.compile(r'<li class="step[^"]*" id="step-(\d+)"')
+
+
+@pytest.fixture(scope="module")
+def long_site(tmp_path_factory) -> tuple[Path, dict]:
+    """A 9,050-step Claude Code session built into a site: (site folder, its sessions.json entry)."""
+    logs = tmp_path_factory.mktemp("long-logs")
+    write_long_claude_session(logs / "-home-dev-long" / "long.jsonl", LONG_STEPS)
+    out = tmp_path_factory.mktemp("long-site")
+    site.build([logs], out, site.BuildOptions(incremental=False))
+    (entry,) = json.loads((out / "sessions.json").read_text())["sessions"]
+    return out, entry
+
+
+def expected_errors() -> list[int]:
+    """Step numbers of the generated log's failed calls. The generator writes a prompt step
+    before every PROMPT_EVERY-th turn and fails every FAIL_EVERY-th turn (turn % 7 == 6)."""
+    steps, number = [], 0
+    for turn in range(LONG_STEPS):
+        if turn % PROMPT_EVERY == 0:
+            number += 1
+        number += 1
+        if number > LONG_STEPS:
+            break
+        if turn % FAIL_EVERY == FAIL_EVERY - 1:
+            steps.append(number)
+    return steps
+
+
+def target_of(page: Path, href: str) -> tuple[Path, str]:
+    target, _, fragment = href.partition("#")
+    return ((page.parent / target).resolve() if target else page), fragment
+
+
+def test_a_long_session_is_split_into_pages_each_holding_its_own_steps(long_site):
+    out, entry = long_site
+    slug = Path(entry["page"]).stem
+    assert entry["steps"] == LONG_STEPS
+    pages = paging.page_count(LONG_STEPS)
+    assert pages == 46
+    for number in range(1, pages + 1):
+        text = (out / paging.page_path(slug, number)).read_text()
+        found = [int(n) for n in STEP_ID.findall(text)]
+        assert found == list(paging.page_range(number, LONG_STEPS)), number
+    assert not (out / paging.page_path(slug, pages + 1)).exists()
+
+
+def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_site):
+    out, entry = long_site
+    slug = Path(entry["page"]).stem
+    first = out / entry["page"]
+    page = soup(first)
+    errors = expected_errors()
+    # every error is listed, in order, and each link lands on its step
+    links = page.select("header.summary ul.error-list a")
+    assert [int(re.match(r"step (\d+):", a.get_text()).group(1)) for a in links] == errors
+    assert entry["errors"] == len(errors)
+    late_error = next(n for n in errors if n > 9000)
+    href = next(a["href"] for a in links if a.get_text().startswith(f"step {late_error}:"))
+    assert href == f"{slug}/{paging.page_of(late_error)}.html#step-{late_error}"
+    file, fragment = target_of(first, href)
+    assert f'id="{fragment}"' in file.read_text()
+    # the prompt outline lists every prompt of the session, with its page
+    prompts = page.select("ol.prompt-outline a")
+    assert len(prompts) == -(-LONG_STEPS // (PROMPT_EVERY + 1))
+    late_prompt = next(a for a in prompts if int(a["data-step"]) >= 9000)
+    number = int(late_prompt["data-step"])
+    assert late_prompt["href"] == f"{slug}/{paging.page_of(number)}.html#step-{number}"
+    # the cost chart's bars name the page of their step too
+    ids: dict[Path, set[str]] = {}
+    chart_links = {a["href"] for a in page.select("figure.chart a")}
+    for href in chart_links:
+        file, fragment = target_of(first, href)
+        if file not in ids:
+            ids[file] = {f"step-{n}" for n in STEP_ID.findall(file.read_text())}
+        assert fragment in ids[file], href
+    assert len(ids) > 40, "the chart links steps on (nearly) every page"
+    # on the page holding step 9000, links to it stay on the page; links back name page 1
+    holder = out / paging.page_path(slug, paging.page_of(9000))
+    there = soup(holder)
+    assert there.find(id="step-9000") is not None
+    assert there.select_one('ol.step-index a[href="#step-9000"]') is not None
+    assert there.select_one('ol.prompt-outline a[data-step="1"]')["href"] == f"../{slug}.html#step-1"
+    session_map = json.loads(there.find("script", id="session-map").string)
+    assert session_map["errors"] == errors
+    assert len(session_map["pages"]) == 46 and session_map["pages"][0] == [1, 200, f"../{slug}.html"]
+    assert session_map["pages"][44] == [8801, 9000, "45.html"]
+    assert session_map["shard"] == f"../../assets/search/{slug}.js"
+    body = there.find("body")
+    assert (body["data-page"], body["data-pages"], body["data-root"]) == ("45", "46", "../../")
+    current = there.select('nav.page-nav a[aria-current="page"]')
+    assert current and current[0].get_text() == "45"
+    assert there.select_one('nav.page-nav a[rel="next"]')["href"] == "46.html"
+    assert there.select_one('nav.page-nav a[rel="prev"]')["href"] == "44.html"
+
+
+def test_the_subagent_of_link_goes_to_the_spawning_step(tmp_path):
+    # tests/data/claude/-home-dev-calc-demo: the Task call of the parent's step 10 spawned
+    # agent-7c3d9e1 (toolUseResult.agentId), whose page says "Subagent of" that step.
+    out = tmp_path / "site"
+    result = site.build([Path(__file__).parent / "data" / "claude" / "-home-dev-calc-demo"], out, site.BuildOptions())
+    child = next(s for s in result.summaries if s.parent)
+    parent = next(s for s in result.summaries if not s.parent)
+    link = soup(out / child.page).select_one("p.parent a")
+    assert link["href"] == f"{Path(parent.page).name}#step-10"
+    spawning = soup(out / parent.page).find(id="step-10")
+    assert spawning.select_one("p.child-link a")["href"] == Path(child.page).name
+
+
+def test_costs_are_written_one_way():
+    assert formatting.cost(0.05862, estimated=False).text == "$0.0586"
+    assert formatting.cost(0.05862, estimated=True).text == "≈ $0.0586"
+    lower = formatting.cost(0.05862, estimated=True, unpriced=1)
+    assert (lower.text, lower.mark) == ("≥ $0.0586", "lower-bound") and "1 step without a price" in lower.note
+    assert formatting.cost(None, unpriced=3).text == "unknown"
+    assert formatting.cost(None).text == "—"
+    assert formatting.step_cost(Cost(None, "unknown")).text == "unknown"
+    assert formatting.step_cost(Cost(0.25, "log")).text == "$0.2500"
+    total = CostTotal()
+    total.add(Cost(0.01, "estimate"), "m")
+    total.add(Cost(None, "unknown"), "x")
+    assert formatting.cost_total(total) == "≥ $0.0100"
+    running = formatting.running_costs([_Priced(Cost(0.01, "log")), _Priced(Cost(0.02, "log")), _Priced(None)])
+    assert [r.text for r in running] == ["$0.0100", "$0.0300", "$0.0300"]
+
+
+class _Priced:
+    def __init__(self, cost):
+        self.cost, self.model = cost, "m"
+
+
+def test_show_writes_step_costs_the_way_pages_do(data):
+    from typer.testing import CliRunner
+
+    from replay_site.cli import app
+
+    shown = CliRunner().invoke(app, ["show", str(data / "claude" / "-home-dev-calc-demo" / "5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c.jsonl")])
+    assert shown.exit_code == 0, shown.output
+    costs = re.findall(r"^\[Step \d+ / .* / ([^/\]]+)\]$", shown.stdout, re.M)
+    assert costs and all(c == "-" or re.fullmatch(r"≈ \$\d+\.\d{4}", c) for c in costs), costs
+
+
+def test_diff_rows_carry_line_numbers_and_counts():
+    # a hunk at old line 10 / new line 10: one context line, one removed, two added, one context
+    view = diff_view(FileChange("a.py", "modify", "@@ -10,3 +10,4 @@\n ctx\n-old\n+new one\n+new two\n tail\n"))
+    assert (view.added, view.removed) == (2, 1)
+    assert [(r.kind, r.old, r.new) for r in view.rows] == [
+        ("hunk", None, None), ("ctx", 10, 10), ("del", 11, None), ("add", None, 11), ("add", None, 12), ("ctx", 12, 13)]
+    assert view.new_file_text is None
+    added = diff_view(FileChange("n.py", "add", "@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n"))
+    assert added.new_file_text == "x = 1\ny = 2" and not added.folded
+
+
+def test_arguments_are_key_value_rows_and_a_saved_file_is_shown_once(tmp_path):
+    out = tmp_path / "site"
+    site.build([Path(__file__).parent / "data" / "claude" / "-home-dev-calc-demo"], out, site.BuildOptions())
+    page = soup(next(p for p in (out / "sessions").glob("*.html") if "agent" not in p.name))
+    read = page.find(id="step-7-call-1")  # Read {"file_path": "/home/dev/calc-demo/calc.py"}
+    rows = {div.dt.get_text(): div.dd.get_text(strip=True) for div in read.select("dl.args > div")}
+    assert rows == {"file_path": "/home/dev/calc-demo/calc.py"}
+    assert not read.select(".highlight.args")  # no JSON highlighting
+    write = page.find(id="step-9-call-1")  # Write NOTES.md: "# Notes\n\nadd() subtracted; fixed.\n"
+    assert write.get_text().count("add() subtracted; fixed.") == 1
+    assert write.select_one(".diff-stat").get_text(" ", strip=True) == "+3 −0"
+    assert write.select_one("pre.gutter").get_text().split() == ["1", "2", "3"]
+    edit = page.find(id="step-8-call-1")  # Edit: return a - b -> return a + b
+    assert edit.select_one(".diff-stat").get_text(" ", strip=True) == "+1 −1"
+    assert [span.get_text() for span in edit.select("pre.diff .d-del .ln")] == ["2   "]
+
+
+def test_every_text_is_capped_with_the_full_text_beside_the_page_and_depth_is_bounded(tmp_path):
+    prose = "word " * (FIELD_LIMIT // 5 + 100)
+    deep: dict = {}
+    node = deep
+    for _ in range(MAX_DEPTH * 30):  # 600 levels: deeper than any recursion should go
+        node["k"] = {}
+        node = node["k"]
+    arguments = {"command": "x" * (FIELD_LIMIT + 10), "deep": deep}
+    lines = [
+        json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": prose}),
+        json.dumps({"timestamp": "2026-01-01T00:00:01Z", "type": "tool_call", "id": "c1", "name": "run", "arguments": arguments}),
+        json.dumps({"timestamp": "2026-01-01T00:00:02Z", "type": "tool_result", "call_id": "c1", "content": "ok", "success": True}),
+    ]
+    out = tmp_path / "site"
+    site.build([glue_session(tmp_path / "s", lines)], out, site.BuildOptions())
+    path = next((out / "sessions").glob("*.html"))
+    page = soup(path)
+    cut_links = [a["href"] for a in page.select("a") if "outputs/" in a.get("href", "")]
+    fulls = sorted((path.parent / href).read_text() for href in cut_links)
+    assert prose in fulls and "x" * (FIELD_LIMIT + 10) in fulls
+    step = page.find(id="step-1")
+    assert len(step.select_one(".prose").get_text()) <= FIELD_LIMIT + 10
+    assert f"… nested deeper than {MAX_DEPTH}" in page.find(id="step-2-call-1").get_text()
+
+
+def test_export_of_a_long_session_is_one_page_with_every_step(tmp_path):
+    from typer.testing import CliRunner
+
+    from replay_site.cli import app
+
+    log = write_long_claude_session(tmp_path / "logs" / "-home-dev-long" / "long.jsonl", 450)
+    result = CliRunner().invoke(app, ["export", str(log), "-o", str(tmp_path / "one.html")])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "one.html").read_text()
+    page = BeautifulSoup(text, "html.parser")
+    assert [int(n) for n in STEP_ID.findall(text)] == list(range(1, 451))
+    assert not page.select("nav.page-nav")
+    for anchor in page.find_all("a", href=True):
+        assert anchor["href"].startswith("#"), anchor["href"]
+
+
+def test_redactions_are_reported_in_the_header(data):
+    from replay_site.readers import registry
+    from replay_site.render import PageNav, Renderer
+    from replay_site.summary import summarize
+
+    (source,) = [s for s in registry()["glue"].find(data / "glue") if s.path.name == "legacy-mixed.jsonl"]
+    (session,) = registry()["glue"].read(source)
+    summary = summarize(session, "Glue", "sessions/x.html", "sessions/x.html")
+    plain = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
+    assert plain.select_one(".redactions") is None
+    summary.redactions = {"api key": 2, "jwt": 1}
+    page = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
+    assert "api key: 2 replacements, jwt: 1 replacement" in page.select_one(".redactions").get_text(" ", strip=True)
+
+
+def test_prose_shown_without_the_markdown_parser_reads_as_the_parser_would_show_it(data, corpus):
+    """Plain prose skips markdown-it; for every such text in the examples and the corpus, its
+    paragraphs must hold the same text as markdown-it's paragraphs would (up to white space,
+    which HTML collapses anyway)."""
+    from replay_site import highlight
+    from replay_site.discover import discover, pick_readers
+    from replay_site.readers import registry
+
+    checked = 0
+    for source in discover([data, corpus], pick_readers("auto"), []):
+        for top in registry()[source.format].read(source):
+            for session in top.walk():
+                for text in (t for step in session.steps for t in (step.text, step.thinking) if t):
+                    if highlight.has_markdown(text):
+                        continue
+                    parsed = BeautifulSoup(highlight.markdown(text), "html.parser")
+                    expected = [" ".join(p.split()) for p in highlight.paragraphs(text)]
+                    assert [" ".join(p.get_text().split()) for p in parsed.find_all("p")] == expected, text[:200]
+                    assert len(parsed.find_all(True)) == len(parsed.find_all("p")), text[:200]
+                    checked += 1
+    assert checked > 50
+
+
+def test_folded_steps_of_any_kind_keep_their_text_folded(tmp_path):
+    # tests/data/claude/-home-dev-notebooks rewinds: its abandoned branch holds user and
+    # assistant steps the reader folds; their text must sit inside a closed <details>.
+    out = tmp_path / "site"
+    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
+    kinds = set()
+    for path in (out / "sessions").glob("*.html"):
+        for step in soup(path).select("li.step.collapsed-step"):
+            for prose in step.select(".prose"):
+                assert prose.find_parent("details") is not None, (path.name, step["id"])
+                kinds.add(step["data-kind"])
+    assert {"user", "assistant"} <= kinds, kinds
