@@ -31,6 +31,7 @@ LABEL_Y, TITLE_Y = BOTTOM + 24, BOTTOM + 40
 MAX_X_LABELS = 7
 MIN_BAR = 2.0  # a bar stays visible however many share the axis
 EDGE = 32  # half the width of a date label
+DATE_LABEL_SPACE = 100  # between two date labels: one label's width, half of one more at an end, a gap
 NICE = (1, 2, 5)
 MONEY_RESOLUTION = 0.0001  # formatting.money shows four decimals below $10
 # Distances between date labels: a day, two, a week, two, about a month, a quarter, a year...
@@ -91,7 +92,6 @@ class Chart:
     right: int = RIGHT
     top: int = TOP
     bottom: int = BOTTOM
-    error_row_y: int = ERROR_ROW_Y
     label_y: int = LABEL_Y
     title_y: int = TITLE_Y
 
@@ -180,6 +180,8 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
     size = group_size(len(steps))
     groups = [steps[start:start + size] for start in range(0, len(steps), size)]
     sums = [sum(costs[start:start + size]) for start in range(0, len(steps), size)]
+    if not all(map(math.isfinite, sums)):  # absurd figures in a log: no chart beats a wrong one
+        return None
     _, top, y_ticks = _y_axis(0.0, max(sums), money, MONEY_RESOLUTION)
     slot, width = _slots(len(groups))
     bars, rows = [], []
@@ -221,6 +223,8 @@ def reward_bars(session: Session, slug: str | None = None, from_path: str | None
     groups = [steps[start:start + size] for start in range(0, len(steps), size)]
     rewards = [sum(step.reward or 0.0 for step in group) for group in groups]
     totals = [cumulative[min(start + size, len(steps)) - 1] for start in range(0, len(steps), size)]
+    if not all(map(math.isfinite, [*rewards, *totals])):
+        return None
     bottom, top, y_ticks = _y_axis(min([0.0, *rewards, *totals]), max([0.0, *rewards, *totals]), _number, 1e-6)
     scale = (BOTTOM - TOP) / (top - bottom)
     zero = BOTTOM + bottom * scale
@@ -257,7 +261,7 @@ def day_charts(days: dict[str, Group]) -> list[Chart]:
 
 def _date_ticks(first: date, span: int, slot: float, width: float) -> list[Tick]:
     """Dates under the axis, every k days (k round: 1, 2, 7, 14, 30, ... days)."""
-    every = next((days for days in DAY_STEPS if -(-span // days) < MAX_X_LABELS), DAY_STEPS[-1])
+    every = next((days for days in DAY_STEPS if days * slot >= DATE_LABEL_SPACE), DAY_STEPS[-1])
     return [_x_tick(LEFT + offset * slot + width / 2, (first + timedelta(days=offset)).isoformat()) for offset in range(0, span, every)]
 
 

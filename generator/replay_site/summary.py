@@ -122,13 +122,14 @@ def outcome(session: Session) -> str:
     """How the session ended. What the log states wins (the reader's `outcome`, then its
     `status`); otherwise: the last tool call failed, or the last user or assistant step
     carries an error -> failed; the agent had the last word (the last such step is the
-    assistant's, its calls all answered) -> completed; anything else (no steps, a user message left unanswered, a call whose result
-    never came) -> unknown, since guessing "interrupted" there would be a claim the log does
-    not make."""
+    assistant's, its calls all answered) -> completed; anything else (no steps, a user
+    message left unanswered, a call whose result never came) -> unknown, since guessing
+    "interrupted" there would be a claim the log does not make."""
     stated = getattr(session, "outcome", None) or STATED_STATUS.get(session.status or "")
     if stated:
         return stated
-    calls = [call for step in session.steps for call in step.tool_calls]
+    # An orphan result (no call in the log) is not a call the agent made, so not its last.
+    calls = [call for step in session.steps for call in step.tool_calls if not call.orphan]
     turns = [step for step in session.steps if step.kind in ("user", "assistant")]
     last = turns[-1] if turns else None
     if (calls and calls[-1].is_error) or (last and last.error):

@@ -40,6 +40,11 @@ class SiteFigures:
     by_outcome: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
 
     @property
+    def other_errors(self) -> int:
+        """Errors that are not failed tool calls (API errors, a step's own error)."""
+        return self.errors - self.failed_tool_calls
+
+    @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
 

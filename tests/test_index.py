@@ -1,0 +1,177 @@
+"""The index page: how each session ended (outcome), the status chips, the columns, the layout."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sitetools import soup
+
+from replay_site import site
+from replay_site.model import Session, Step, ToolCall
+from replay_site.summary import OUTCOMES, outcome
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def example_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    site.build([DATA], out, site.BuildOptions())
+    return out
+
+
+def rows_by_id(index) -> dict[str, object]:
+    """Index rows keyed by session id, through the row's link and sessions.json's page."""
+    return {a["href"]: a.find_parent("tr") for a in index.select("table.session-table td.title a")}
+
+
+def entries(out: Path) -> list[dict]:
+    return json.loads((out / "sessions.json").read_text())["sessions"]
+
+
+# --- outcome() on sessions built by hand: one per rule ----------------------------------------
+
+def session(*steps: Step, status: str | None = None) -> Session:
+    made = Session("s", "glue", steps=list(steps), status=status)
+    made.number_steps()
+    return made
+
+
+def test_outcome_rules():
+    ok = ToolCall("bash", output="fine")
+    bad = ToolCall("bash", output="no such file", is_error=True)
+    ask, answer = Step("user", text="do it"), Step("assistant", text="done")
+    assert outcome(session(ask, Step("assistant", tool_calls=[ok]), answer)) == "completed"
+    # the last call failed, even when the agent wrote something after it
+    assert outcome(session(ask, Step("assistant", tool_calls=[ok, bad]), answer)) == "failed"
+    # an earlier failure that the agent got past is not how the session ended
+    assert outcome(session(ask, Step("assistant", tool_calls=[bad, ok]), answer)) == "completed"
+    # an orphan result is not a call the agent made
+    orphan = ToolCall("(unknown tool)", output="Error", is_error=True, orphan=True)
+    assert outcome(session(ask, Step("assistant", tool_calls=[ok, orphan]), answer)) == "completed"
+    assert outcome(session(ask, Step("assistant", text="x", error="overloaded"))) == "failed"
+    # a user message never answered, a call whose result never came, nothing at all: unknown
+    assert outcome(session(answer, ask)) == "unknown"
+    assert outcome(session(ask, Step("assistant", tool_calls=[ToolCall("bash", missing_result=True)]))) == "unknown"
+    assert outcome(session()) == "unknown"
+    # trailing context and event steps are not turns: the assistant still had the last word
+    assert outcome(session(ask, answer, Step("event", text="title"), Step("context", text="x"))) == "completed"
+    # what the log states wins over what the steps suggest
+    assert outcome(session(ask, Step("assistant", tool_calls=[bad]), status="completed")) == "completed"
+    assert outcome(session(ask, answer, status="cancelled")) == "interrupted"
+    assert outcome(session(ask, answer, status="interrupted")) == "interrupted"
+    assert outcome(session(ask, answer, status="failed")) == "failed"
+    # "running"/"incomplete" only say it did not finish: never completed, failed if the last call was
+    assert outcome(session(ask, answer, status="incomplete")) == "unknown"
+    assert outcome(session(ask, Step("assistant", tool_calls=[bad]), status="running")) == "failed"
+
+
+def test_a_stated_outcome_on_the_session_wins():
+    stated = session(Step("user", text="go"), Step("assistant", text="ok"))
+    stated.outcome = "api_error"  # what a reader sets when the log says so
+    assert outcome(stated) == "api_error"
+
+
+# --- the example sessions (tests/data) -----------------------------------------------------
+
+# Worked out by hand from the files:
+EXAMPLE_OUTCOMES = {
+    # codex/simplified.jsonl line 4: the only call (shell `ls`) returns is_error true; line 5
+    # the agent only reports it ("The directory is not readable.") -> the last call failed.
+    "simplified-demo": "failed",
+    # glue/1791000000000-4242-ex1/meta.json line 10: "termination_status": "interrupted".
+    "1791000000000-4242-ex1": "interrupted",
+    # glue/legacy-mixed.jsonl: line 9 `rm -r build` fails, line 11 `ls` succeeds, line 12 is a
+    # result without a call (orphan, not the agent's) and line 13 the agent answers -> completed.
+    "legacy-mixed": "completed",
+}
+
+
+def test_example_outcomes_in_sessions_json_and_rows(example_site):
+    data = entries(example_site)
+    rows = rows_by_id(soup(example_site / "index.html"))
+    for entry in data:
+        # every other example ends with the agent's answer after successful calls, and the
+        # rlm runs say `"completed": true` in their final line: completed
+        assert entry["outcome"] == EXAMPLE_OUTCOMES.get(entry["id"], "completed"), entry["id"]
+        row = rows[entry["page"]]
+        assert row["data-outcome"] == entry["outcome"]
+        assert row["data-format"] == entry["format"]
+        cell = row.select_one("td.outcome").get_text(" ", strip=True)
+        # a symbol and a word, never colour alone
+        assert cell in {"✓ completed", "✗ failed", "■ interrupted"}, cell
+        assert cell.split(" ", 1)[1] == entry["outcome"]
+
+
+def test_status_chips_count_the_rows(example_site):
+    index = soup(example_site / "index.html")
+    nav = index.select_one("nav.status-filter")
+    assert nav["aria-label"] == "Filter by outcome" and nav.has_attr("hidden")  # JS reveals it
+    chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
+    rows = index.select("table.session-table tbody tr")
+    counted = Counter(row["data-outcome"] for row in rows)
+    # 17 example sessions: 1 failed (simplified-demo), 1 interrupted (Glue ex1), 15 completed
+    assert counted == {"completed": 15, "failed": 1, "interrupted": 1}
+    assert chips == {"#status=all": 17, "#status=completed": 15, "#status=failed": 1, "#status=interrupted": 1}
+    for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
+        assert index.find(id=href[1:]) is nav.find("a", href=href)
+
+
+def test_failed_calls_and_other_errors_are_separate_columns(example_site):
+    index = soup(example_site / "index.html")
+    headings = [th.get_text(strip=True) for th in index.select("table.session-table thead th")]
+    assert headings[:3] == ["Started", "Title", "Outcome"]
+    assert {"Failed calls", "Other errors", "Tool calls", "Steps", "Cost"} <= set(headings)
+    rows = rows_by_id(index)
+    for entry in entries(example_site):
+        row = rows[entry["page"]]
+        assert int(row.select_one("td.failed-calls").get_text()) == entry["failed_tool_calls"]
+        assert int(row.select_one("td.other-errors").get_text()) == entry["errors"] - entry["failed_tool_calls"]
+    cards = {div.select_one(".label").get_text(strip=True): div.select_one(".figure").get_text(strip=True)
+             for div in index.select("section.totals > div")}
+    data = entries(example_site)
+    assert cards["failed tool calls"] == str(sum(e["failed_tool_calls"] for e in data))
+    assert cards["other errors"] == str(sum(e["errors"] - e["failed_tool_calls"] for e in data))
+    # tests/data/claude/-home-dev-calc-demo/5b1e7c2a-….jsonl: line 11 a tool_result with
+    # is_error true (one failed call), line 24 an isApiErrorMessage (an error that is no call)
+    claude = next(e for e in entries(example_site) if e["id"] == "5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c")
+    assert (claude["failed_tool_calls"], claude["errors"]) == (1, 2)
+
+
+def test_the_table_comes_before_charts_and_breakdowns(example_site):
+    index = soup(example_site / "index.html")
+    order = [tag for tag in index.find_all(True) if tag.name == "table" or "charts" in (tag.get("class") or [])]
+    assert "session-table" in order[0]["class"], "the session table is the first table on the page"
+    main_headings = [h.get_text(strip=True) for h in index.find_all("h2")]
+    assert main_headings[0] == "Sessions"
+
+
+def test_index_bytes_do_not_depend_on_the_build(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    site.build([DATA], first, site.BuildOptions(incremental=False))
+    site.build([DATA], second, site.BuildOptions(incremental=False, jobs=2))
+    assert (first / "index.html").read_bytes() == (second / "index.html").read_bytes()
+
+
+# --- the real corpus -----------------------------------------------------------------------
+
+def test_corpus_outcomes(built):
+    out, document = built
+    data = document["sessions"]
+    assert {entry["outcome"] for entry in data} <= set(OUTCOMES)
+    by_id = {entry["id"]: entry for entry in data}
+    # claude/claude-code-log/session_b.jsonl line 3 (the last): a user message no one answered
+    assert by_id["session_b"]["outcome"] == "unknown"
+    # claude/codemie/incremental-subagents/turn-1.jsonl line 25 (the last): the assistant's Bash
+    # tool_use, whose result never came
+    assert by_id["e9fb405b-169f-40eb-9396-7e75076f045d"]["outcome"] == "unknown"
+    # glue/constructed/1790946341220-77310-3q8w0zd: its last call failed, but meta.json line 12
+    # says "termination_status": "completed" -- the log's own word wins
+    assert by_id["1790946341220-77310-3q8w0zd"]["outcome"] == "completed"
+    assert by_id["1790946341220-77310-3q8w0zd"]["failed_tool_calls"] > 0
+    rows = rows_by_id(soup(out / "index.html"))
+    assert Counter(row["data-outcome"] for row in rows.values()) == Counter(entry["outcome"] for entry in data)
+    for entry in data:
+        assert rows[entry["page"]]["data-outcome"] == entry["outcome"]
