@@ -320,3 +320,21 @@ def test_the_index_filters_rows_by_the_outcome_in_the_fragment(browser, built):
     page.locator('.status-filter a[href="#status=all"]').click()
     assert rows.evaluate_all("rows => rows.filter(r => r.hidden).length") == 0
     context.close()
+
+
+def test_a_session_page_searches_itself_and_hands_the_words_to_the_index(browser, built):
+    slug = long_slug(built)
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto((built / paging.page_path(slug, 1)).as_uri())
+    # gen_long_session: turn 412 (412 % 7 == 6) fails with "step 412 failed"; it is step 430, on page 3
+    page.locator("#search-input").fill('"step 412 failed"')
+    hit = page.locator("#search-results .hit-link").first
+    hit.wait_for()
+    assert hit.inner_text() == "step 430" and hit.get_attribute("href").endswith(f"{slug}/3.html#step-430")
+    page.locator(".search-all").click()
+    page.wait_for_url(re.compile(r"/index\.html$"))
+    assert page.locator("#search-input").input_value() == '"step 412 failed"'
+    page.locator("#search-results .hit-link").first.wait_for()
+    assert page.errors == [] and page.remote == []
+    context.close()
