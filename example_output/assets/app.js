@@ -357,6 +357,11 @@
       return;
     }
     if (dialog && dialog.open) return;
+    if (e.key === "Escape" && navToggle && body.classList.contains("nav-open")) {
+      setDrawer(false);
+      navToggle.focus();
+      return;
+    }
     var handled = true;
     switch (e.key) {
       case "j": moveStep(1); break;
