@@ -11,6 +11,7 @@ and the session's search shard size. Goal (issue 8): at most 40,000 elements and
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -40,11 +41,47 @@ def measure(browser, page_file: Path, runs: int) -> dict:
             "dcl": statistics.median(ready), "load": statistics.median(loads)}
 
 
+def size_search_files(sessions: int, words: int, out: Path) -> None:
+    rng = random.Random(8)
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789_"
+    vocabulary = sorted({"".join(rng.choices(letters[:26], k=rng.randint(3, 6))) + "".join(rng.choices(letters, k=rng.randint(0, 6)))
+                         for _ in range(400_000)})
+    rng.shuffle(vocabulary)
+    cumulative, total = [], 0.0
+    for rank in range(len(vocabulary)):
+        total += 1 / (rank + 1)
+        cumulative.append(total)
+    listed = []
+    for number in range(sessions):
+        slug = f"session-{number:05d}-{rng.getrandbits(32):08x}"
+        chosen = set(rng.choices(vocabulary, cum_weights=cumulative, k=words * 2))
+        (out / search.terms_name(slug)).parent.mkdir(parents=True, exist_ok=True)
+        (out / search.terms_name(slug)).write_text("\n".join(sorted(chosen)[:words]))
+        (out / search.shard_name(slug)).write_bytes(b"x" * 20_000)
+        listed.append(type("Listed", (), {"page": f"sessions/{slug}.html", "title": "A session title of a typical length, sixty characters long."}))
+    start, cpu = time.perf_counter(), time.process_time()
+    files = search.site_files(out, listed)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    index = files.pop("assets/search-index.js")
+    buckets = {name.rsplit("/", 1)[1].removesuffix(".js"): len(data) for name, data in files.items()}
+    common = vocabulary[:2]  # the two most frequent words
+    keys = {key for word in common for key in (search.bucket_of(word, 2), search.bucket_of(word, 3)) if key in buckets}
+    first = len(index) + sum(buckets[key] for key in keys)
+    print(f"search, {sessions} sessions x {words} words: index {len(index):,} bytes, {len(buckets)} term buckets "
+          f"(largest {max(buckets.values()):,} bytes, total {sum(buckets.values()):,}); "
+          f"a first search for {' '.join(common)!r} loads {first:,} bytes before shards; written in {seconds:.1f} s ({cpu:.1f} s CPU)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--search-sessions", type=int, default=0)
+    parser.add_argument("--words", type=int, default=3000)
     args = parser.parse_args()
+    if args.search_sessions:
+        with tempfile.TemporaryDirectory() as temp:
+            size_search_files(args.search_sessions, args.words, Path(temp))
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as temp:

@@ -183,6 +183,9 @@ def test_no_sideways_scroll_on_a_phone(browser, built, which):
     page.goto(target.as_uri())
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     if which == "session":  # the navigator is a drawer behind the top bar's button
+        # the top bar is taller on a phone (search on its own row): an anchored step clears it
+        page.goto(target.as_uri() + "#step-5")
+        assert in_view(page, "#step-5")
         assert not page.locator("#step-nav").is_visible()
         page.locator(".nav-toggle").click()
         assert page.locator("#step-nav").is_visible()
@@ -270,5 +273,71 @@ def test_search_through_split_term_buckets(browser, tmp_path):
     for query in ("two todos cache.py", "tw tod"):
         page.locator("#search-input").fill(query)
         page.locator("#search-results .hit-text").filter(has_text="two TODOs").first.wait_for()
+    assert page.errors == [] and page.remote == []
+    context.close()
+
+
+def test_the_hash_follows_reading_and_filters_and_o_and_brackets_work(browser, built):
+    slug = long_slug(built)
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto((built / paging.page_path(slug, 1)).as_uri())
+    # scrolling by hand: the address names the step at the top
+    page.evaluate("document.getElementById('step-50').scrollIntoView({block: 'start'})")
+    for _ in range(30):  # the page updates the address a moment after scrolling stops
+        if page.evaluate("location.hash") == "#step-50":
+            break
+        page.wait_for_timeout(100)
+    assert page.evaluate("location.hash") == "#step-50"
+    # o opens and closes the current step's outputs (step 3 = turn 1, a Read of 30 folded lines)
+    page.goto((built / paging.page_path(slug, 1)).as_uri() + "#step-3")
+    outputs = page.locator("#step-3 details.output")
+    assert not outputs.first.evaluate("d => d.open")
+    page.keyboard.press("o")
+    assert outputs.first.evaluate("d => d.open")
+    page.keyboard.press("o")
+    assert not outputs.first.evaluate("d => d.open")
+    # a step filter hides its kind and is remembered on the next page
+    page.locator(".step-filters input[data-hide='output']").check()
+    assert not page.locator("#step-3 details.output").first.is_visible()
+    page.goto((built / paging.page_path(slug, 2)).as_uri())
+    assert page.locator(".step-filters input[data-hide='output']").is_checked()
+    assert page.locator("details.output").count() and not page.locator("details.output").first.is_visible()
+    # ] and [ follow the session pager
+    key, rel = ("]", "next") if page.locator('.pager a[rel="next"]').count() else ("[", "prev")
+    target = page.locator(f'.pager a[rel="{rel}"]').first.evaluate("a => a.href")
+    page.keyboard.press(key)
+    page.wait_for_url(target)
+    assert page.errors == [] and page.remote == []
+    context.close()
+
+
+def test_the_index_filters_rows_by_the_outcome_in_the_fragment(browser, built):
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto((built / "index.html").as_uri() + "#status=failed")
+    rows = page.locator(".session-table tbody tr")
+    outcomes = rows.evaluate_all("rows => rows.filter(r => !r.hidden).map(r => r.dataset.outcome)")
+    assert outcomes and set(outcomes) == {"failed"}
+    assert rows.count() > len(outcomes)
+    page.locator('.status-filter a[href="#status=all"]').click()
+    assert rows.evaluate_all("rows => rows.filter(r => r.hidden).length") == 0
+    context.close()
+
+
+def test_a_session_page_searches_itself_and_hands_the_words_to_the_index(browser, built):
+    slug = long_slug(built)
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto((built / paging.page_path(slug, 1)).as_uri())
+    # gen_long_session: turn 412 (412 % 7 == 6) fails with "step 412 failed"; it is step 430, on page 3
+    page.locator("#search-input").fill('"step 412 failed"')
+    hit = page.locator("#search-results .hit-link").first
+    hit.wait_for()
+    assert hit.inner_text() == "step 430" and hit.get_attribute("href").endswith(f"{slug}/3.html#step-430")
+    page.locator(".search-all").click()
+    page.wait_for_url(re.compile(r"/index\.html$"))
+    assert page.locator("#search-input").input_value() == '"step 412 failed"'
+    page.locator("#search-results .hit-link").first.wait_for()
     assert page.errors == [] and page.remote == []
     context.close()

@@ -123,6 +123,40 @@
     document.getElementById("collapse-all").addEventListener("click", function () { setAll(false); });
   }
 
+  // ---- Navigator drawer on narrow screens.
+  var navToggle = document.querySelector(".nav-toggle");
+  var stepNav = document.getElementById("step-nav");
+  function setDrawer(open) {
+    body.classList.toggle("nav-open", open);
+    navToggle.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+  if (navToggle && stepNav) {
+    navToggle.hidden = false;
+    navToggle.type = "button";
+    navToggle.addEventListener("click", function () { setDrawer(!body.classList.contains("nav-open")); });
+    stepNav.addEventListener("click", function (e) { if (e.target.closest("a")) setDrawer(false); });
+  }
+
+  // Search runs from its own file, loaded beside this one (never in a single-file export,
+  // whose Content-Security-Policy admits only this script): its box shows when it can work.
+  var self = document.currentScript;
+  var searchForm = document.querySelector("form.search");
+  if (self && self.src && searchForm) {
+    searchForm.hidden = false;
+    var script = document.createElement("script");
+    script.src = self.src.replace(/app\.js(\?.*)?$/, "search-ui.js");
+    document.head.appendChild(script);
+  }
+
+  // ---- Anchored elements keep clear of the sticky bar, whose height depends on the screen
+  // and on what this script revealed in it (so it is measured after those).
+  var topbar = document.querySelector(".topbar");
+  function measureTopbar() {
+    if (topbar) html.style.setProperty("--topbar-height", topbar.offsetHeight + "px");
+  }
+  measureTopbar();
+  if (topbar && window.ResizeObserver) new ResizeObserver(measureTopbar).observe(topbar);
+
   // ---- The session map: which page holds each step, the errors, the neighbours.
   var map = null;
   var mapElement = document.getElementById("session-map");
@@ -154,10 +188,13 @@
   if (redirectIfElsewhere()) return;
 
   // Following a link to something inside a closed <details> opens it.
+  // The browser scrolled to the target before this script measured the top bar (below), and
+  // a closed <details> had no box to scroll to: scroll again once both are right.
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
-    var el = id && document.getElementById(id);
-    for (; el; el = el.parentElement) { if (el.tagName === "DETAILS") el.open = true; }
+    var target = id && document.getElementById(id);
+    for (var el = target; el; el = el.parentElement) { if (el.tagName === "DETAILS") el.open = true; }
+    if (target && target.scrollIntoView) target.scrollIntoView({ block: "start" });
   }
   window.addEventListener("hashchange", function () { if (!redirectIfElsewhere()) openTarget(); });
   openTarget();
@@ -179,28 +216,7 @@
   });
   reveal(".step-filters");
 
-  // ---- Navigator drawer on narrow screens.
-  var navToggle = document.querySelector(".nav-toggle");
-  var stepNav = document.getElementById("step-nav");
-  function setDrawer(open) {
-    body.classList.toggle("nav-open", open);
-    navToggle.setAttribute("aria-expanded", open ? "true" : "false");
-  }
-  if (navToggle && stepNav) {
-    navToggle.hidden = false;
-    navToggle.type = "button";
-    navToggle.addEventListener("click", function () { setDrawer(!body.classList.contains("nav-open")); });
-    stepNav.addEventListener("click", function (e) { if (e.target.closest("a")) setDrawer(false); });
-  }
-
   // ---- Steps: which one is current, moving between them, the URL hash following along.
-  var topbar = document.querySelector(".topbar");
-  // anchored elements keep clear of the sticky bar, whose height depends on the screen
-  function measureTopbar() {
-    if (topbar) html.style.setProperty("--topbar-height", topbar.offsetHeight + "px");
-  }
-  measureTopbar();
-  window.addEventListener("resize", measureTopbar);
   function steps() {
     return Array.prototype.filter.call(document.querySelectorAll("li.step"), function (s) { return s.offsetParent !== null; });
   }
@@ -357,6 +373,11 @@
       return;
     }
     if (dialog && dialog.open) return;
+    if (e.key === "Escape" && navToggle && body.classList.contains("nav-open")) {
+      setDrawer(false);
+      navToggle.focus();
+      return;
+    }
     var handled = true;
     switch (e.key) {
       case "j": moveStep(1); break;
@@ -372,12 +393,4 @@
     }
     if (handled) e.preventDefault();
   });
-
-  // ---- Search lives in its own file, loaded beside this one (never in a single-file export).
-  var self = document.currentScript;
-  if (self && self.src && document.querySelector("form.search")) {
-    var script = document.createElement("script");
-    script.src = self.src.replace(/app\.js(\?.*)?$/, "search-ui.js");
-    document.head.appendChild(script);
-  }
 })();

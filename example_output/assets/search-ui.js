@@ -177,7 +177,9 @@
         + (scope === "site" ? " in " + searched + " of " + total + (total === 1 ? " session" : " sessions") + " that hold every word" : "") + ".";
     }
     if (scope === "session") {
-      var map = JSON.parse(document.getElementById("session-map").textContent);
+      var mapElement = document.getElementById("session-map");
+      var map = mapElement ? JSON.parse(mapElement.textContent) : {};
+      if (!map.shard) { status.textContent = "This page has no search file."; return; }
       loadScript(map.shard).then(function () {
         if (run !== generation) return;
         addSession(document.body.getAttribute("data-slug"), "", terms);
@@ -215,6 +217,19 @@
     timer = setTimeout(function () { search(input.value); }, 150);
   });
   form.addEventListener("submit", function (e) { e.preventDefault(); clearTimeout(timer); search(input.value); });
+
+  // "search all sessions" from a session page takes the words typed so far along.
+  var searchAll = form.querySelector(".search-all");
+  if (searchAll) {
+    searchAll.addEventListener("click", function () {
+      try { sessionStorage.setItem("replay-site:query", input.value); } catch (e) { /* no storage */ }
+    });
+  }
+  if (scope === "site") {
+    var carried = null;
+    try { carried = sessionStorage.getItem("replay-site:query"); sessionStorage.removeItem("replay-site:query"); } catch (e) { /* no storage */ }
+    if (carried) { input.value = carried; input.focus(); search(carried); }
+  }
 
   // ---- Arriving from a hit: open the <details> that holds the match and scroll it into view.
   function revealHit() {

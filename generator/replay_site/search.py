@@ -103,16 +103,19 @@ def session_files(session: Session, slug: str) -> dict[str, bytes]:
 
 def bucket_of(word: str, length: int = 2) -> str:
     """The term-map file a word lives in: its first `length` characters, [a-z0-9] or '_'."""
-    return "".join(c if c.isascii() and c.isalnum() else "_" for c in word[:length])
+    key = word[:length]
+    if key.isascii() and key.isalnum():  # the common case, without a loop
+        return key
+    return "".join(c if c.isascii() and c.isalnum() else "_" for c in key)
 
 
-def _bucket_files(postings: dict[str, list[int]]) -> dict[str, bytes]:
+def _bucket_files(postings: dict[str, list[str]]) -> dict[str, bytes]:
     """Term-map buckets by a word's first two characters; a bucket past SPLIT_BYTES is split
     by the first three (its two-character words dropped: the browser does not narrow a search
     by a two-character word whose bucket is split, since as a prefix it would need them all)."""
     by_two: dict[str, dict[str, str]] = defaultdict(dict)
     for word in sorted(postings):
-        by_two[bucket_of(word)][word] = ",".join(_base36(n) for n in postings[word])
+        by_two[bucket_of(word)][word] = ",".join(postings[word])
     files = {}
     for key, words in by_two.items():
         data = _assign("REPLAY_TERMS", key, words)
@@ -132,6 +135,7 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     Session numbers are positions in `summaries` (the index page's order)."""
     sessions, postings = [], defaultdict(list)
     for number, summary in enumerate(summaries):
+        name = _base36(number)
         slug = Path(summary.page).stem
         try:
             shard_bytes = (out / shard_name(slug)).stat().st_size
@@ -139,8 +143,9 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
         except OSError:  # no shard: the session stays listed (numbers are positions), unsearched
             shard_bytes, words = 0, []
         sessions.append([slug, summary.title[:TITLE], summary.page, shard_bytes])
-        for word in filter(None, words):
-            postings[word].append(number)
+        for word in words:
+            postings[word].append(name)
+    postings.pop("", None)  # the one word of an empty list
     files = _bucket_files(postings)
     buckets = [name.rsplit("/", 1)[1].removesuffix(".js") for name in files]
     files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps({"sessions": sessions, "buckets": buckets}) + b";\n"
