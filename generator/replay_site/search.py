@@ -27,7 +27,7 @@ from pathlib import Path
 
 import orjson
 
-from . import paging
+from . import ansi, paging
 from .model import Session, Step, ToolCall
 from .summary import SessionSummary
 
@@ -67,7 +67,7 @@ def _call_parts(call: ToolCall) -> Iterable[str]:
         yield change.path
         yield _head_and_tail(change.diff)
     yield from (todo.text for todo in call.todos)
-    yield _head_and_tail(call.output or "")
+    yield _head_and_tail(ansi.plain(call.output or ""))  # what the page shows, not escape codes
 
 
 def step_text(step: Step) -> str:

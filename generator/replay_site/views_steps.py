@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import formatting, highlight, paging
+from . import ansi, formatting, highlight, paging
+from .ansi import Span
 from .diffs import DiffView, diff_view
 from .formatting import CostText
 from .model import Detail, Image, Step, TodoItem, ToolCall, Variable
@@ -26,19 +27,15 @@ INLINE_VALUE = 120
 FOLD_LINES, FOLD_CHARS = 15, 1500
 
 
-@dataclass
-class Span:
-    """A run of output text with one style; the shape of ansi.Span (text, css, href)."""
-
-    text: str
-    css: str | None = None
-    href: str | None = None
-
-
-def output_spans(text: str) -> list[Span]:
-    """The one place where output text becomes styled runs: plain text for now; terminal
-    colours and links (ansi.spans) plug in here."""
-    return [Span(text)] if text else []
+def _cut(runs: list[Span], limit: int) -> list[Span]:
+    """The first `limit` characters of styled runs, styles kept."""
+    kept, left = [], limit
+    for run in runs:
+        if left <= 0:
+            break
+        kept.append(run if len(run.text) <= left else Span(run.text[:left], run.css, run.href))
+        left -= len(run.text)
+    return kept
 
 
 class SideFiles:
@@ -195,10 +192,14 @@ def _arg_rows(arguments: dict, name: str, side: SideFiles, page_path: str, shown
 
 
 def _output(call: ToolCall, name: str, side: SideFiles, page_path: str) -> OutputView:
-    text = call.output or ""
+    # Escapes are parsed on the whole text before any cut, so a cut never splits a sequence;
+    # the page and the side file then show the same characters, the page with its colours.
+    runs = ansi.spans(call.output or "")
+    text = "".join(run.text for run in runs)
     shown, href = side.cap(text, name, page_path)
     folded = shown.count("\n") > FOLD_LINES or len(text) > FOLD_CHARS
-    return OutputView(output_spans(shown), len(text), len(shown), href, call.is_error, call.is_error or not folded)
+    spans = runs if len(shown) == len(text) else _cut(runs, len(shown))
+    return OutputView(spans, len(text), len(shown), href, call.is_error, call.is_error or not folded)
 
 
 def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path: str, children: dict[str, LinkView]) -> CallView:
