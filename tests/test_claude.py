@@ -311,3 +311,15 @@ def test_warmup_agent_of_a_resumed_process_is_linked_to_its_main_session(data):
     assert (warmup.parent_id, warmup.relation) == (main.id, "subagent")
     # Rolled up once: the main's 10 in / 20 out plus the warmup's 900 in / 3 out.
     assert (main.usage_with_children.input, main.usage_with_children.output) == (910, 23)
+
+
+def test_diff_lines_starting_with_dashes_inside_a_hunk_are_changes():
+    # Removing a YAML front-matter line "---" and adding "+++ b" inside one hunk: by the hunk's
+    # counts (-1,3 +1,3) they are a removal and an addition, not file headers. Before the first
+    # hunk, "--- a/x" / "+++ b/x" are headers.
+    from replay_site.highlight import diff_rows
+
+    diff = "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n----\n++++ b\n title\n-end\n+fin\n\\ No newline at end of file\n"
+    assert [kind for kind, _ in diff_rows(diff)] == ["file", "file", "hunk", "del", "add", "ctx", "del", "add", "ctx"]
+    # A header without counts (legacy Glue edits) keeps every following line in the hunk.
+    assert [kind for kind, _ in diff_rows("@@ line numbers unknown @@\n---x\n+++y\n")] == ["hunk", "del", "add"]

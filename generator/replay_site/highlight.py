@@ -6,6 +6,7 @@ URL from some host; pygments escapes the code it highlights.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -69,20 +70,34 @@ def markdown(text: str | None) -> Markup:
     return Markup(_markdown().render(text or ""))
 
 
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
 def diff_rows(diff: str) -> list[tuple[str, str]]:
-    """(css class, line) pairs of a unified diff, for the template to colour."""
+    """(css class, line) pairs of a unified diff, for the template to colour. Inside a hunk a
+    line starting `---`/`+++` is a removed/added line whose text begins with `--`/`++`; it is
+    a file header only outside hunks (a hunk ends when its line counts are used up)."""
     rows = []
+    old_left = new_left = 0
+    open_ended = False  # a hunk header without counts runs to the next header
     for line in (diff or "").splitlines():
+        in_hunk = open_ended or old_left > 0 or new_left > 0
         if line.startswith("@@"):
             kind = "hunk"
-        elif line.startswith(("+++", "---")):
+            counts = _HUNK.match(line)
+            open_ended = counts is None
+            old_left = int(counts.group(1) or 1) if counts else 0
+            new_left = int(counts.group(2) or 1) if counts else 0
+        elif not in_hunk and line.startswith(("+++", "---")):
             kind = "file"
         elif line.startswith("+"):
-            kind = "add"
+            kind, new_left = "add", new_left - 1
         elif line.startswith("-"):
-            kind = "del"
-        else:
+            kind, old_left = "del", old_left - 1
+        elif line.startswith("\\"):  # "\ No newline at end of file" belongs to the line above
             kind = "ctx"
+        else:
+            kind, old_left, new_left = "ctx", old_left - 1, new_left - 1
         rows.append((kind, line))
     return rows
 
