@@ -123,7 +123,7 @@ class _Builder:
     def _assistant(self, message: dict[str, Any], content: str, timestamp: Any) -> None:
         metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
         thinking, text = split_thinking(content)
-        parsed = parse_calls(text)
+        parsed = parse_calls(text, legacy_shell=timestamp is not None and timestamp.year < 2024)
         step = Step("assistant", timestamp=timestamp, text=strip_calls(text, parsed), thinking=thinking,
                     details=self._files(message))
         model = metadata.get("model")
