@@ -302,3 +302,18 @@ def test_pre_2024_bash_blocks_and_function_calls_xml_are_calls(data: Path) -> No
     # After 2024 a ```bash block is prose again.
     assert parse_calls("```bash\nls\n```") == []
     assert [c.tool for c in parse_calls("```bash\nls\n```", legacy_shell=True)] == ["shell"]
+
+
+def test_branches_are_linked_forks_without_the_copied_history(data: Path) -> None:
+    # branches/tests-only.jsonl repeats the conversation's first 4 messages (system prompt,
+    # question, ```bash call, its result), then asks and runs one more command. branches/main.jsonl
+    # is the conversation itself: nothing of its own, so no session.
+    [source] = READER.find(data / "gptme/legacy-forms")
+    [session] = READER.read(source)
+    [fork] = session.children
+    assert (fork.relation, fork.parent_id, fork.title) == ("fork", session.id, "Branch tests-only: Count the test files only.")
+    copied, question, answer = fork.steps
+    assert (copied.kind, copied.collapsed, copied.title) == ("event", True, f"Copied from {session.id}")
+    assert question.text == "Count the test files only."
+    [call] = answer.tool_calls
+    assert (call.code, fork.tool_calls, session.tool_calls) == ("ls tests | wc -l", 1, 2)
