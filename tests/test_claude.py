@@ -323,3 +323,20 @@ def test_diff_lines_starting_with_dashes_inside_a_hunk_are_changes():
     assert [kind for kind, _ in diff_rows(diff)] == ["file", "file", "hunk", "del", "add", "ctx", "del", "add", "ctx"]
     # A header without counts (legacy Glue edits) keeps every following line in the hunk.
     assert [kind for kind, _ in diff_rows("@@ line numbers unknown @@\n---x\n+++y\n")] == ["hunk", "del", "add"]
+
+
+def test_side_files_agent_meta_and_stored_tool_results(data):
+    # -home-dev-big: the Bash result is a preview naming tool-results/toolu_b1.txt, which holds
+    # "line 1" .. "line 5000", one per line: 9*7 + 90*8 + 900*9 + 4000*10 + 1*10 = 48,893 bytes.
+    # subagents/agent-b2.meta.json gives the agent type and description.
+    [source] = READER.find(data / "claude/-home-dev-big")
+    [session] = READER.read(source)
+    bash, task = [call for step in session.steps for call in step.tool_calls]
+    assert len(bash.output) == 48_893 and bash.output.startswith("line 1\n") and bash.output.endswith("line 5000\n")
+    [child] = session.children
+    assert task.child_session_id == child.id
+    assert child.title == "Summarise build log"
+    assert [(f.label, f.value) for f in child.facts if f.label in ("Agent type", "Description")] == [
+        ("Agent type", "general-purpose"), ("Description", "Summarise build log")]
+    # The meta file is read beside the transcript, never taken for a log of its own.
+    assert not [p for p in session.problems if "meta.json" in str(p)]

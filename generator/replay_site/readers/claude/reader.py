@@ -21,6 +21,7 @@ from ...model import Fact, Problem, Session, Step
 from .. import FileReader, SessionSource
 from ..files import Head, open_regular, read_head
 from .dag import Row, abandoned_lines
+from .sidefiles import read_agent_meta, read_stored_outputs
 from .steps import StepBuilder, first_prompt, outcome_of
 from ..jsonl import iter_objects, kind_of
 
@@ -88,11 +89,14 @@ class ClaudeReader(FileReader):
         for path in source.related:
             child_label, child_problems = source.label(path), []
             child_rows = list(iter_objects(path, child_problems, child_label))
-            children.append(_build(path, child_label, child_rows, child_problems)[0])
+            child = _build(path, child_label, child_rows, child_problems)[0]
+            read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
+            children.append(child)
         # Subagents in the order they ran (file names are random ids); undated ones last.
         children.sort(key=lambda child: (child.started_at is None, child.started_at.isoformat() if child.started_at else ""))
         for child in children:
             _adopt(session, builder, child)
+        read_stored_outputs(session, source.path)
         for each in session.walk():
             # The index groups sessions by project: the folder Claude Code named after the cwd.
             each.project = project.name
