@@ -340,3 +340,19 @@ def test_side_files_agent_meta_and_stored_tool_results(data):
         ("Agent type", "general-purpose"), ("Description", "Summarise build log")]
     # The meta file is read beside the transcript, never taken for a log of its own.
     assert not [p for p in session.problems if "meta.json" in str(p)]
+
+
+def test_inline_sidechains_become_one_child_per_root_linked_to_their_task(data):
+    # -home-dev-inline (1.0.x): two Task calls in one response; their subagents' lines are in
+    # the main file (isSidechain, no agentId), interleaved, each tree with its own root (lines 3
+    # and 4). One child per root, each linked to the Task whose prompt it starts with.
+    [source] = READER.find(data / "claude/-home-dev-inline")
+    [session] = READER.read(source)
+    first, second = session.children
+    assert [(c.title, len(c.steps), c.usage.input, c.usage.output) for c in (first, second)] == [
+        ("Check a.py", 2, 200, 10), ("Check b.py", 2, 210, 8)]
+    tasks = [call for step in session.steps for call in step.tool_calls]
+    assert [call.child_session_id for call in tasks] == [first.id, second.id]
+    # The parent's own figures: 100 + 150 input, 60 + 12 output; each child counted once on top.
+    assert (session.usage.input, session.usage.output, session.tool_calls) == (250, 72, 2)
+    assert session.usage_with_children.input == 250 + 200 + 210

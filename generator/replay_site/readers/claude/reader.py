@@ -20,7 +20,7 @@ import orjson
 from ...model import Fact, Problem, Session, Step
 from .. import FileReader, SessionSource
 from ..files import Head, open_regular, read_head
-from .dag import Row, abandoned_lines
+from .dag import Row, abandoned_lines, parent_of
 from .sidefiles import read_agent_meta, read_stored_outputs
 from .steps import StepBuilder, first_prompt, outcome_of
 from ..jsonl import iter_objects, kind_of
@@ -175,12 +175,37 @@ def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]
         return rows, {}  # a subagent's own file, or a log that does not say
     main: list[Row] = []
     inline: dict[str, list[Row]] = defaultdict(list)
+    sidechain = {obj["uuid"]: obj for _, obj in rows if obj.get("isSidechain") is True and isinstance(obj.get("uuid"), str)}
+    roots: dict[str, str] = {}
     for row in rows:
         if row[1].get("isSidechain") is True:
-            inline[str(row[1].get("agentId") or "sidechain")].append(row)
+            # One child per sidechain root: each Task run starts a tree of its own, and old
+            # versions wrote no agentId to tell two runs apart.
+            inline[_sidechain_key(row[1], sidechain, roots)].append(row)
         else:
             main.append(row)
     return main, dict(inline)
+
+
+def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str]) -> str:
+    """The agentId of the sidechain's root line, else the root's uuid."""
+    path, current = [], obj
+    while True:
+        uuid = current.get("uuid")
+        if isinstance(uuid, str) and uuid in roots:
+            key = roots[uuid]
+            break
+        parent = parent_of(current)
+        if parent is None or parent not in sidechain or parent in path:
+            agent = current.get("agentId") or obj.get("agentId")
+            key = str(agent) if agent else (uuid if isinstance(uuid, str) else "sidechain")
+            break
+        path.append(uuid)
+        current = sidechain[parent]
+    for uuid in path:
+        if isinstance(uuid, str):
+            roots[uuid] = key
+    return key
 
 
 def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:
