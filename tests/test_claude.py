@@ -356,3 +356,16 @@ def test_inline_sidechains_become_one_child_per_root_linked_to_their_task(data):
     # The parent's own figures: 100 + 150 input, 60 + 12 output; each child counted once on top.
     assert (session.usage.input, session.usage.output, session.tool_calls) == (250, 72, 2)
     assert session.usage_with_children.input == 250 + 200 + 210
+
+
+def test_failures_interrupt_and_api_error_without_a_rewind_are_not_a_rewound_branch(data):
+    # -home-dev-failing (2.1.4): two failed Bash calls, an interrupt, a Caveat line with no
+    # parent (a second root, written after them), then an api_error system line whose parent is
+    # the interrupt. The path to the file's last line runs through every failure, and nothing
+    # re-parents onto an earlier point: no line is a rewound branch.
+    [source] = READER.find(data / "claude/-home-dev-failing")
+    [session] = READER.read(source)
+    assert not [step for step in session.steps if (step.title or "").startswith(ABANDONED_TITLE)]
+    assert session.failed_tool_calls == 2
+    assert [step.title for step in session.steps if step.kind == "event"] == ["Interrupted by the user", "API error, retry 1"]
+    assert session.outcome == "interrupted"  # the retry is bookkeeping; the interrupt ended the session
