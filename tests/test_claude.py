@@ -369,3 +369,17 @@ def test_failures_interrupt_and_api_error_without_a_rewind_are_not_a_rewound_bra
     assert session.failed_tool_calls == 2
     assert [step.title for step in session.steps if step.kind == "event"] == ["Interrupted by the user", "API error, retry 1"]
     assert session.outcome == "interrupted"  # the retry is bookkeeping; the interrupt ended the session
+
+
+def test_subagent_named_only_by_the_task_result_agent_id_is_linked(data):
+    # -home-dev-named: agent-n1.jsonl carries a sessionId that no main file has (…00ff); the
+    # main file's Task result says agentId "n1". The agent is linked to that Task, not left
+    # as a top-level session: parent usage 70 in / 32 out, the agent's 250 / 10 rolled up once.
+    sources = READER.find(data / "claude/-home-dev-named")
+    [source] = sources
+    assert [p.name for p in source.related] == ["agent-n1.jsonl"]
+    [session] = READER.read(source)
+    [child] = session.children
+    [task] = [call for step in session.steps for call in step.tool_calls]
+    assert task.child_session_id == child.id
+    assert (session.usage_with_children.input, session.usage_with_children.output) == (320, 42)

@@ -8,6 +8,7 @@ subagents as child sessions, each linked from the Task call that spawned it.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -70,12 +71,18 @@ class ClaudeReader(FileReader):
         claimed: set[Path] = set()
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
         main_ids = {_session_id(path, files[path]) for path in mains}
+        related: dict[Path, list[Path]] = {}
         for path in mains:
-            related = tuple(p for p in _agents_of(path, files[path], files, main_ids) if p not in claimed)
-            claimed.update(related)
-            yield SessionSource(self.name, path, root, related)
-        for path, sniffed in files.items():
-            if path not in claimed and _is_agent(path, sniffed):
+            related[path] = [p for p in _agents_of(path, files[path], files, main_ids) if p not in claimed]
+            claimed.update(related[path])
+        unlinked = [path for path, sniffed in files.items() if path not in claimed and _is_agent(path, sniffed)]
+        for agent, main in _named_by_task_results(unlinked, files, mains).items():
+            related[main].append(agent)
+            claimed.add(agent)
+        for path in mains:
+            yield SessionSource(self.name, path, root, tuple(related[path]))
+        for path in unlinked:
+            if path not in claimed:
                 yield SessionSource(self.name, path, root)
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
@@ -161,6 +168,37 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
         for candidate in sorted((main.parent / folder / "subagents").glob("agent-*.jsonl")):
             if (known.get(candidate) if known is not None else sniff(candidate)):
                 yield candidate
+
+
+_AGENT_ID = re.compile(rb'"agentId"\s*:\s*"([\w-]{1,100})"')
+
+
+def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains: list[Path]) -> dict[Path, Path]:
+    """Subagent files no sessionId links, each given to the main file beside it whose Task
+    result names its agentId. Only mains in a folder with such a file are read, and only
+    their lines that mention an agentId are looked at."""
+    wanted: dict[Path, dict[str, Path]] = {}
+    for agent in agents:
+        agent_id = files[agent].line.get("agentId")
+        agent_id = agent_id if isinstance(agent_id, str) and agent_id else agent.stem.removeprefix("agent-")
+        wanted.setdefault(_project_dir(agent), {})[agent_id] = agent
+    found: dict[Path, Path] = {}
+    for main in mains:
+        pending = wanted.get(main.parent)
+        if not pending:
+            continue
+        try:
+            with open_regular(main) as handle:
+                for raw in handle:
+                    if b'"agentId"' not in raw:
+                        continue
+                    for agent_id in _AGENT_ID.findall(raw):
+                        agent = pending.pop(agent_id.decode(), None)
+                        if agent is not None:
+                            found[agent] = main
+        except OSError:
+            continue
+    return found
 
 
 def _project_dir(path: Path) -> Path:
