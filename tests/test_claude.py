@@ -383,3 +383,16 @@ def test_subagent_named_only_by_the_task_result_agent_id_is_linked(data):
     [task] = [call for step in session.steps for call in step.tool_calls]
     assert task.child_session_id == child.id
     assert (session.usage_with_children.input, session.usage_with_children.output) == (320, 42)
+
+
+def test_a_result_without_its_call_is_shown_but_not_counted_as_a_tool_call(data, tmp_path):
+    # -home-dev-failing without line 2 (the first Bash tool_use): line 3's failed result has
+    # no call. It stays visible as a collapsed event holding its text, and the session counts
+    # one tool call (the second Bash), one failed.
+    lines = (data / "claude/-home-dev-failing/e7000000-0000-4000-8000-00000000000f.jsonl").read_text().splitlines(keepends=True)
+    log = tmp_path / "e7000000-0000-4000-8000-00000000000f.jsonl"
+    log.write_text("".join(lines[:1] + lines[2:]))
+    [session] = READER.read(READER.find(log)[0])
+    [stray] = [step for step in session.steps if (step.title or "").startswith("Tool result without its call")]
+    assert stray.title.endswith("(an error)") and "No rule to make target 'docs'" in stray.text and stray.collapsed
+    assert (session.tool_calls, session.failed_tool_calls) == (1, 1)
