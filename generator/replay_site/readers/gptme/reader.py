@@ -20,7 +20,7 @@ import orjson
 
 from ...model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
 from .. import FileReader, SessionSource
-from ..files import Head
+from ..files import Head, open_regular
 from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
 from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
 from ..fields import count, first_request, user_prompts
@@ -28,6 +28,7 @@ from ..jsonl import iter_objects
 from ..timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
+MAX_CONFIG_BYTES = 1 << 20
 ROLES = ("system", "user", "assistant")
 _VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
 _WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
@@ -239,7 +240,8 @@ def _config(session: Session, path: Path, label: str) -> str | None:
     if not path.is_file():
         return None
     try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open_regular(path) as handle:  # a FIFO named config.toml must not hang the build
+            config = tomllib.loads(handle.read(MAX_CONFIG_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         session.problems.append(_problem(f"unreadable config.toml ({exc})", label))
         return None
