@@ -107,3 +107,20 @@ def test_a_fifo_beside_a_log_never_blocks_reading(data, tmp_path):
     assert not worker.is_alive(), "reading blocked on a FIFO"
     [session] = result["sessions"]
     assert session.steps  # the FIFO is passed over (not a regular file), the log still reads
+
+
+def test_an_unreadable_folder_is_reported(data, tmp_path, monkeypatch):
+    # os.walk's listing of one folder fails (simulated: tests may run as root): a warning names it.
+    shutil.copytree(data / "glue", tmp_path / "glue")
+    (tmp_path / "locked").mkdir()
+    real = os.scandir
+
+    def denying(path="."):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", denying)
+    problems = []
+    assert discover([tmp_path], pick_readers("auto"), problems)
+    assert [(p.path, p.message) for p in problems] == [("locked", "folder not searched: permission denied")]
