@@ -124,3 +124,21 @@ def test_an_unreadable_folder_is_reported(data, tmp_path, monkeypatch):
     problems = []
     assert discover([tmp_path], pick_readers("auto"), problems)
     assert [(p.path, p.message) for p in problems] == [("locked", "folder not searched: permission denied")]
+
+
+def test_a_plugin_reader_with_only_find_still_takes_part(data):
+    # Third-party readers written before detect/group offer find(root); discovery asks it, and
+    # claims resolve in order as for the built-ins.
+    from replay_site.readers import SessionSource
+
+    class FindOnly:
+        name, label = "toy", "Toy"
+
+        def default_dirs(self):
+            return []
+
+        def find(self, root):
+            return [SessionSource("toy", root / "legacy-mixed.jsonl", root)]
+
+    sources = discover([data / "glue"], [FindOnly(), *pick_readers("auto")], [])
+    assert [(s.format, s.path.name) for s in sources] == [("glue", "1791000000000-4242-ex1"), ("glue", "1791000500000-5151-fork"), ("toy", "legacy-mixed.jsonl")]
