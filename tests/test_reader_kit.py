@@ -56,3 +56,24 @@ def test_outcome_only_from_the_log(data, fmt, path, outcome):
     reader = registry()[fmt]
     sessions = reader.read(reader.find(data / path)[0])
     assert sessions[0].outcome == outcome
+
+
+def test_claude_final_api_error_is_the_outcome(data, tmp_path):
+    # -home-dev-failing plus a last line: the synthetic assistant message Claude Code writes when
+    # the API call finally fails (isApiErrorMessage, model "<synthetic>"), parented on line 8.
+    import json
+
+    source = data / "claude/-home-dev-failing/e7000000-0000-4000-8000-00000000000f.jsonl"
+    lines = source.read_text().splitlines()
+    last = json.loads(lines[-1])
+    final = {**{k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")},
+             "parentUuid": last["uuid"], "type": "assistant", "uuid": "e8000000-0000-4000-8000-000000000009",
+             "timestamp": "2026-01-22T09:00:20.000Z", "isApiErrorMessage": True,
+             "message": {"id": "msg_err", "type": "message", "role": "assistant", "model": "<synthetic>",
+                         "content": [{"type": "text", "text": "API Error: 529 Overloaded"}],
+                         "usage": {"input_tokens": 0, "output_tokens": 0}}}
+    log = tmp_path / source.name
+    log.write_text("\n".join([*lines, json.dumps(final)]) + "\n")
+    reader = registry()["claude"]
+    [session] = reader.read(reader.find(log)[0])
+    assert session.outcome == "api_error"
