@@ -77,3 +77,21 @@ def test_claude_final_api_error_is_the_outcome(data, tmp_path):
     reader = registry()["claude"]
     [session] = reader.read(reader.find(log)[0])
     assert session.outcome == "api_error"
+
+
+def test_codex_interrupted_turn_is_the_outcome_and_a_new_turn_resets_it(data, tmp_path):
+    # rollout-…0003 ends with task_complete ("completed"); a second turn that the user aborts
+    # (turn_aborted, reason "interrupted") makes the outcome "interrupted".
+    import json
+
+    source = next((data / "codex/sessions/2026/01/03").glob("*.jsonl"))
+    extra = [
+        {"timestamp": "2026-01-03T14:01:00.000Z", "type": "event_msg", "payload": {"type": "task_started", "turn_id": "turn-2"}},
+        {"timestamp": "2026-01-03T14:01:00.000Z", "type": "event_msg", "payload": {"type": "user_message", "message": "Now fix it", "images": []}},
+        {"timestamp": "2026-01-03T14:01:05.000Z", "type": "event_msg", "payload": {"type": "turn_aborted", "reason": "interrupted"}},
+    ]
+    log = tmp_path / source.name
+    log.write_text(source.read_text() + "".join(json.dumps(line) + "\n" for line in extra))
+    reader = registry()["codex"]
+    [session] = reader.read(reader.find(log)[0])
+    assert session.outcome == "interrupted"
