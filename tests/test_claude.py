@@ -311,3 +311,95 @@ def test_warmup_agent_of_a_resumed_process_is_linked_to_its_main_session(data):
     assert (warmup.parent_id, warmup.relation) == (main.id, "subagent")
     # Rolled up once: the main's 10 in / 20 out plus the warmup's 900 in / 3 out.
     assert (main.usage_with_children.input, main.usage_with_children.output) == (910, 23)
+
+
+def test_diff_lines_starting_with_dashes_inside_a_hunk_are_changes():
+    # Removing a YAML front-matter line "---" and adding "+++ b" inside one hunk: by the hunk's
+    # counts (-1,3 +1,3) they are a removal and an addition, not file headers. Before the first
+    # hunk, "--- a/x" / "+++ b/x" are headers.
+    from replay_site.diffs import diff_view
+    from replay_site.model import FileChange
+
+    def kinds(diff: str) -> list[str]:
+        return [row.kind for row in diff_view(FileChange("notes.md", diff=diff)).rows]
+
+    diff = "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n----\n++++ b\n title\n-end\n+fin\n\\ No newline at end of file\n"
+    # ("\ No newline at end of file" is a note row, numbered like a header: "file")
+    assert kinds(diff) == ["file", "file", "hunk", "del", "add", "ctx", "del", "add", "file"]
+    # A header without counts (legacy Glue edits) keeps every following line in the hunk.
+    assert kinds("@@ line numbers unknown @@\n---x\n+++y\n") == ["hunk", "del", "add"]
+    # ...and invents no line numbers for them
+    assert {row.old or row.new for row in diff_view(FileChange("x", diff="@@ unknown @@\n-a\n+b\n")).rows} == {None}
+
+
+def test_side_files_agent_meta_and_stored_tool_results(data):
+    # -home-dev-big: the Bash result is a preview naming tool-results/toolu_b1.txt, which holds
+    # "line 1" .. "line 5000", one per line: 9*7 + 90*8 + 900*9 + 4000*10 + 1*10 = 48,893 bytes.
+    # subagents/agent-b2.meta.json gives the agent type and description.
+    [source] = READER.find(data / "claude/-home-dev-big")
+    [session] = READER.read(source)
+    bash, task = [call for step in session.steps for call in step.tool_calls]
+    assert len(bash.output) == 48_893 and bash.output.startswith("line 1\n") and bash.output.endswith("line 5000\n")
+    [child] = session.children
+    assert task.child_session_id == child.id
+    assert child.title == "Summarise build log"
+    assert [(f.label, f.value) for f in child.facts if f.label in ("Agent type", "Description")] == [
+        ("Agent type", "general-purpose"), ("Description", "Summarise build log")]
+    # The meta file is read beside the transcript, never taken for a log of its own.
+    assert not [p for p in session.problems if "meta.json" in str(p)]
+
+
+def test_inline_sidechains_become_one_child_per_root_linked_to_their_task(data):
+    # -home-dev-inline (1.0.x): two Task calls in one response; their subagents' lines are in
+    # the main file (isSidechain, no agentId), interleaved, each tree with its own root (lines 3
+    # and 4). One child per root, each linked to the Task whose prompt it starts with.
+    [source] = READER.find(data / "claude/-home-dev-inline")
+    [session] = READER.read(source)
+    first, second = session.children
+    assert [(c.title, len(c.steps), c.usage.input, c.usage.output) for c in (first, second)] == [
+        ("Check a.py", 2, 200, 10), ("Check b.py", 2, 210, 8)]
+    tasks = [call for step in session.steps for call in step.tool_calls]
+    assert [call.child_session_id for call in tasks] == [first.id, second.id]
+    # The parent's own figures: 100 + 150 input, 60 + 12 output; each child counted once on top.
+    assert (session.usage.input, session.usage.output, session.tool_calls) == (250, 72, 2)
+    assert session.usage_with_children.input == 250 + 200 + 210
+
+
+def test_failures_interrupt_and_api_error_without_a_rewind_are_not_a_rewound_branch(data):
+    # -home-dev-failing (2.1.4): two failed Bash calls, an interrupt, a Caveat line with no
+    # parent (a second root, written after them), then an api_error system line whose parent is
+    # the interrupt. The path to the file's last line runs through every failure, and nothing
+    # re-parents onto an earlier point: no line is a rewound branch.
+    [source] = READER.find(data / "claude/-home-dev-failing")
+    [session] = READER.read(source)
+    assert not [step for step in session.steps if (step.title or "").startswith(ABANDONED_TITLE)]
+    assert session.failed_tool_calls == 2
+    assert [step.title for step in session.steps if step.kind == "event"] == ["Interrupted by the user", "API error, retry 1"]
+    assert session.outcome == "interrupted"  # the retry is bookkeeping; the interrupt ended the session
+
+
+def test_subagent_named_only_by_the_task_result_agent_id_is_linked(data):
+    # -home-dev-named: agent-n1.jsonl carries a sessionId that no main file has (…00ff); the
+    # main file's Task result says agentId "n1". The agent is linked to that Task, not left
+    # as a top-level session: parent usage 70 in / 32 out, the agent's 250 / 10 rolled up once.
+    sources = READER.find(data / "claude/-home-dev-named")
+    [source] = sources
+    assert [p.name for p in source.related] == ["agent-n1.jsonl"]
+    [session] = READER.read(source)
+    [child] = session.children
+    [task] = [call for step in session.steps for call in step.tool_calls]
+    assert task.child_session_id == child.id
+    assert (session.usage_with_children.input, session.usage_with_children.output) == (320, 42)
+
+
+def test_a_result_without_its_call_is_shown_but_not_counted_as_a_tool_call(data, tmp_path):
+    # -home-dev-failing without line 2 (the first Bash tool_use): line 3's failed result has
+    # no call. It stays visible as a collapsed event holding its text, and the session counts
+    # one tool call (the second Bash), one failed.
+    lines = (data / "claude/-home-dev-failing/e7000000-0000-4000-8000-00000000000f.jsonl").read_text().splitlines(keepends=True)
+    log = tmp_path / "e7000000-0000-4000-8000-00000000000f.jsonl"
+    log.write_text("".join(lines[:1] + lines[2:]))
+    [session] = READER.read(READER.find(log)[0])
+    [stray] = [step for step in session.steps if (step.title or "").startswith("Tool result without its call")]
+    assert stray.title.endswith("(an error)") and "No rule to make target 'docs'" in stray.text and stray.collapsed
+    assert (session.tool_calls, session.failed_tool_calls) == (1, 1)

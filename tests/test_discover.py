@@ -14,19 +14,21 @@ from replay_site.readers import files
 
 def test_every_candidate_head_is_read_once(data, monkeypatch):
     # Before the single pass each reader walked the tree and re-read heads (several opens per
-    # file); now discovery opens each .jsonl/.json file once, whatever the number of readers.
-    opened: list[Path] = []
-    real = files.open_regular
+    # file); now discovery reads each .jsonl/.json file's head once, whatever the number of readers.
+    from replay_site import discover as discovery
 
-    def counting(path):
-        opened.append(Path(path))
-        return real(path)
+    heads: list[Path] = []
+    real = discovery.read_head
 
-    monkeypatch.setattr(files, "open_regular", counting)
+    def counting(path, named=False):
+        heads.append(Path(path))
+        return real(path, named)
+
+    monkeypatch.setattr(discovery, "read_head", counting)
     problems = []
     sources = discover([data], pick_readers("auto"), problems)
     candidates = sorted(p for p in data.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
-    assert sorted(opened) == candidates  # each exactly once, nothing else
+    assert sorted(heads) == candidates  # each exactly once, nothing else
     assert {s.format for s in sources} == {"claude", "codex", "glue", "gptme", "rlm"}
 
 
@@ -87,3 +89,56 @@ def test_unreadable_log_says_permission_denied(data, tmp_path, monkeypatch):
     problems = []
     discover([tmp_path], pick_readers("auto"), problems)
     assert [(p.path, p.message) for p in problems] == [("rollout.jsonl", "permission denied: skipped")]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_beside_a_log_never_blocks_reading(data, tmp_path):
+    # A gptme conversation whose config.toml is a FIFO: reading the session goes on.
+    folder = tmp_path / "native-notes"
+    shutil.copytree(data / "gptme/native-notes", folder)
+    (folder / "config.toml").unlink()
+    os.mkfifo(folder / "config.toml")
+    from replay_site.readers.gptme.reader import READER
+
+    result = {}
+    worker = threading.Thread(target=lambda: result.setdefault("sessions", READER.read(READER.find(folder)[0])), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), "reading blocked on a FIFO"
+    [session] = result["sessions"]
+    assert session.steps  # the FIFO is passed over (not a regular file), the log still reads
+
+
+def test_an_unreadable_folder_is_reported(data, tmp_path, monkeypatch):
+    # os.walk's listing of one folder fails (simulated: tests may run as root): a warning names it.
+    shutil.copytree(data / "glue", tmp_path / "glue")
+    (tmp_path / "locked").mkdir()
+    real = os.scandir
+
+    def denying(path="."):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", denying)
+    problems = []
+    assert discover([tmp_path], pick_readers("auto"), problems)
+    assert [(p.path, p.message) for p in problems] == [("locked", "folder not searched: permission denied")]
+
+
+def test_a_plugin_reader_with_only_find_still_takes_part(data):
+    # Third-party readers written before detect/group offer find(root); discovery asks it, and
+    # claims resolve in order as for the built-ins.
+    from replay_site.readers import SessionSource
+
+    class FindOnly:
+        name, label = "toy", "Toy"
+
+        def default_dirs(self):
+            return []
+
+        def find(self, root):
+            return [SessionSource("toy", root / "legacy-mixed.jsonl", root)]
+
+    sources = discover([data / "glue"], [FindOnly(), *pick_readers("auto")], [])
+    assert [(s.format, s.path.name) for s in sources] == [("glue", "1791000000000-4242-ex1"), ("glue", "1791000500000-5151-fork"), ("toy", "legacy-mixed.jsonl")]

@@ -276,6 +276,9 @@ def test_meta_only_folder_and_empty(tmp_path):
     # Schema 2: provider/model joined; no termination_status and no end_time -> running.
     assert (session.id, session.steps, session.models, session.status) == ("s1", [], ["openai/gpt-5"], "running")
     assert [str(p) for p in session.problems] == ["s1/meta.json: token_count 5 differs from the 0 tokens of the usage rows"]
+    # The page says it too: 5 recorded, 0 counted.
+    assert next(f.value for f in session.facts if f.label == "Tokens (meta.json)") == (
+        "5: 5 more than the 0 counted here with subagents (calls whose usage rows are not in this log)")
 
 
 def test_result_verdicts():

@@ -286,3 +286,34 @@ def test_plain_system_messages_and_declined_calls(tmp_path: Path) -> None:
     assert gh.output.startswith("Waiting") and gh.output.endswith("All 3 checks passed")
     declined = session.steps[3].tool_calls[0]
     assert declined.is_error and session.error_count == 1
+
+
+def test_pre_2024_bash_blocks_and_function_calls_xml_are_calls(data: Path) -> None:
+    # legacy-forms (September 2023): a ```bash block, which gptme ran as a shell command then,
+    # and the `<function_calls><invoke name="shell">` form; each answered by the next system
+    # message ("Ran command: …"). Two shell calls, both with their output; no prose left over
+    # from the XML.
+    [source] = READER.find(data / "gptme/legacy-forms")
+    [session] = READER.read(source)
+    calls = [(step.number, call) for step in session.steps for call in step.tool_calls]
+    assert [(n, c.name, c.code) for n, c in calls] == [(3, "shell", "find . -name '*.py' | wc -l"), (5, "shell", "ls tests")]
+    assert all(c.output.startswith("Ran command:") and not c.missing_result for _, c in calls)
+    assert session.steps[2].text == "Counting them:" and session.steps[4].text == ""
+    # After 2024 a ```bash block is prose again.
+    assert parse_calls("```bash\nls\n```") == []
+    assert [c.tool for c in parse_calls("```bash\nls\n```", legacy_shell=True)] == ["shell"]
+
+
+def test_branches_are_linked_forks_without_the_copied_history(data: Path) -> None:
+    # branches/tests-only.jsonl repeats the conversation's first 4 messages (system prompt,
+    # question, ```bash call, its result), then asks and runs one more command. branches/main.jsonl
+    # is the conversation itself: nothing of its own, so no session.
+    [source] = READER.find(data / "gptme/legacy-forms")
+    [session] = READER.read(source)
+    [fork] = session.children
+    assert (fork.relation, fork.parent_id, fork.title) == ("fork", session.id, "Branch tests-only: Count the test files only.")
+    copied, question, answer = fork.steps
+    assert (copied.kind, copied.collapsed, copied.title) == ("event", True, f"Copied from {session.id}")
+    assert question.text == "Count the test files only."
+    [call] = answer.tool_calls
+    assert (call.code, fork.tool_calls, session.tool_calls) == ("ls tests | wc -l", 1, 2)

@@ -56,3 +56,42 @@ def test_outcome_only_from_the_log(data, fmt, path, outcome):
     reader = registry()[fmt]
     sessions = reader.read(reader.find(data / path)[0])
     assert sessions[0].outcome == outcome
+
+
+def test_claude_final_api_error_is_the_outcome(data, tmp_path):
+    # -home-dev-failing plus a last line: the synthetic assistant message Claude Code writes when
+    # the API call finally fails (isApiErrorMessage, model "<synthetic>"), parented on line 8.
+    import json
+
+    source = data / "claude/-home-dev-failing/e7000000-0000-4000-8000-00000000000f.jsonl"
+    lines = source.read_text().splitlines()
+    last = json.loads(lines[-1])
+    final = {**{k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")},
+             "parentUuid": last["uuid"], "type": "assistant", "uuid": "e8000000-0000-4000-8000-000000000009",
+             "timestamp": "2026-01-22T09:00:20.000Z", "isApiErrorMessage": True,
+             "message": {"id": "msg_err", "type": "message", "role": "assistant", "model": "<synthetic>",
+                         "content": [{"type": "text", "text": "API Error: 529 Overloaded"}],
+                         "usage": {"input_tokens": 0, "output_tokens": 0}}}
+    log = tmp_path / source.name
+    log.write_text("\n".join([*lines, json.dumps(final)]) + "\n")
+    reader = registry()["claude"]
+    [session] = reader.read(reader.find(log)[0])
+    assert session.outcome == "api_error"
+
+
+def test_codex_interrupted_turn_is_the_outcome_and_a_new_turn_resets_it(data, tmp_path):
+    # rollout-…0003 ends with task_complete ("completed"); a second turn that the user aborts
+    # (turn_aborted, reason "interrupted") makes the outcome "interrupted".
+    import json
+
+    source = next((data / "codex/sessions/2026/01/03").glob("*.jsonl"))
+    extra = [
+        {"timestamp": "2026-01-03T14:01:00.000Z", "type": "event_msg", "payload": {"type": "task_started", "turn_id": "turn-2"}},
+        {"timestamp": "2026-01-03T14:01:00.000Z", "type": "event_msg", "payload": {"type": "user_message", "message": "Now fix it", "images": []}},
+        {"timestamp": "2026-01-03T14:01:05.000Z", "type": "event_msg", "payload": {"type": "turn_aborted", "reason": "interrupted"}},
+    ]
+    log = tmp_path / source.name
+    log.write_text(source.read_text() + "".join(json.dumps(line) + "\n" for line in extra))
+    reader = registry()["codex"]
+    [session] = reader.read(reader.find(log)[0])
+    assert session.outcome == "interrupted"

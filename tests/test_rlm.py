@@ -321,3 +321,15 @@ def test_garbage_files_never_raise(tmp_path: Path) -> None:
     (tmp_path / "d.jsonl").write_text('{"type": "session_meta", "payload": {}}\n')
     assert all(source.path.name != "d.jsonl" for source in READER.find(tmp_path))
     assert READER.read(SessionSource("rlm", tmp_path / "d.jsonl", tmp_path))[0].problems
+
+
+def test_an_action_without_any_result_is_marked_no_result(data: Path, tmp_path: Path) -> None:
+    # session_example.jsonl without lines 6 and 9 (step 1's step_result and step_end, the lines
+    # that carry its observation): the run_python call has no output, no verdict, no result.
+    lines = (data / "rlm/sessions/session_example.jsonl").read_text().splitlines(keepends=True)
+    log = tmp_path / "session_example.jsonl"
+    log.write_text("".join(lines[:5] + lines[6:8] + lines[9:]))
+    session = read_one(log)
+    first = session.steps[0].tool_calls[0]
+    assert first.missing_result and first.output is None and not first.is_error
+    assert not any(call.missing_result for step in session.steps[1:] for call in step.tool_calls)

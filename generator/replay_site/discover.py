@@ -98,8 +98,13 @@ def walk(root: Path, problems: list[Problem]) -> dict[Path, Head]:
     if not root.is_dir():
         return _heads([root], root, problems, named=True)
     paths = []
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        problems.append(Problem("warning", f"folder not searched: {describe_error(exc)}", _label(where, root)))
+
     # Symlinked folders are not entered: a link back up the tree would loop.
-    for folder, dirnames, filenames in os.walk(root):
+    for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
     return _heads(paths, root, problems, named=False)

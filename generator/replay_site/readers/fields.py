@@ -47,10 +47,6 @@ def mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 # --- the reader boundary ---------------------------------------------------------------------
 
 # A lone surrogate (JSON "\ud800") cannot be written as UTF-8; a NUL ends strings in C tools and

@@ -3,7 +3,9 @@
 Each user/assistant/system line names its parent (`parentUuid`; across a compaction boundary,
 where `parentUuid` is null, `logicalParentUuid`). Rewinding to an earlier prompt or editing it
 starts a new child of an earlier line, so a file holds a tree; the conversation the user ended
-with is the chain from the last message up to its root.
+with is the chain from the file's last line up to its root. A branch off it is abandoned only
+when the conversation's continuation from the branch point was written later in the file (the
+user went back); a branch written after the conversation moved on is shown in file order.
 
 Not every line off that chain is abandoned, though: one API response split over several lines
 makes siblings of its parallel tool results (each result hangs off the line of its own
@@ -18,6 +20,7 @@ from typing import Any
 Row = tuple[int, dict[str, Any]]
 
 MESSAGE_KINDS = ("user", "assistant")
+CHAIN_KINDS = ("user", "assistant", "system")
 
 
 def parent_of(obj: dict[str, Any]) -> str | None:
@@ -35,7 +38,15 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
     messages = [(n, obj) for n, obj in rows if obj.get("type") in MESSAGE_KINDS and isinstance(obj.get("uuid"), str)]
     if not messages:
         return set()
-    main, main_end = _chain(messages[-1][1]["uuid"], by_uuid)
+    # The conversation is the path to the file's last line, system lines (API errors) included.
+    last = next(obj for _, obj in reversed(rows) if obj.get("type") in CHAIN_KINDS and isinstance(obj.get("uuid"), str))
+    main, main_end = _chain(last["uuid"], by_uuid)
+    line_of = {obj["uuid"]: n for n, obj in rows if isinstance(obj.get("uuid"), str)}
+    # Where the conversation went on from each of its lines: a branch off line J is abandoned
+    # only if the conversation's continuation from J was written after it (a later line
+    # re-parented onto the earlier point J); otherwise the lines are shown in file order.
+    continued = {parent: line_of.get(uuid, 0) for uuid in main if (parent := parent_of(by_uuid[uuid]))}
+    main_root_line = min((line_of.get(uuid, 0) for uuid in main if parent_of(by_uuid[uuid]) is None), default=0)
     # Rewinding the very first prompt starts a second root. Only a file whose lines really are linked
     # (hand-written ones often are not) and whose main chain reaches a true root can tell that apart.
     linked = main_end == "root" and 2 * sum(1 for _, obj in messages if parent_of(obj)) >= len(messages)
@@ -47,7 +58,7 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
         for block in _blocks(obj)
         if block.get("type") == "tool_use"
     }
-    ends: dict[str, str] = {}
+    ends: dict[str, tuple[str, str | None]] = {}
     abandoned = set()
     for number, obj in messages:
         if obj["uuid"] in main:
@@ -57,9 +68,13 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
         results = [block.get("tool_use_id") for block in _blocks(obj) if block.get("type") == "tool_result"]
         if results and all(result in main_calls for result in results):
             continue
-        end = _end(obj["uuid"], main, by_uuid, ends)
-        # A sidechain (subagent lines in an old main file) is a separate tree, never a rewind.
-        if end == "main" or (end == "root" and linked and obj.get("isSidechain") is not True):
+        end, junction = _end(obj["uuid"], main, by_uuid, ends)
+        if end == "main":
+            rewound = continued.get(junction, 0) > number
+        else:
+            # A sidechain (subagent lines in an old main file) is a separate tree, never a rewind.
+            rewound = end == "root" and linked and obj.get("isSidechain") is not True and main_root_line > number
+        if rewound:
             abandoned.add(number)
     return abandoned
 
@@ -76,19 +91,20 @@ def _chain(start: str, by_uuid: dict[str, dict[str, Any]]) -> tuple[set[str], st
     return chain, "root"
 
 
-def _end(uuid: str, main: set[str], by_uuid: dict[str, dict[str, Any]], memo: dict[str, str]) -> str:
-    """Where the walk up from `uuid` ends: on the "main" chain (a fork), a separate "root", or "broken"."""
+def _end(uuid: str, main: set[str], by_uuid: dict[str, dict[str, Any]], memo: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
+    """Where the walk up from `uuid` ends: on the "main" chain (a fork, with the main line it
+    forks from), a separate "root", or "broken"."""
     path: list[str] = []
     current: str | None = uuid
     while True:
         if current is None:
-            end = "root"
+            end: tuple[str, str | None] = ("root", None)
         elif current in memo:
             end = memo[current]
         elif current in main:
-            end = "main"
+            end = ("main", current)
         elif current not in by_uuid or current in path:
-            end = "broken"
+            end = ("broken", None)
         else:
             path.append(current)
             current = parent_of(by_uuid[current])

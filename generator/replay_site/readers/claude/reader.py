@@ -8,6 +8,7 @@ subagents as child sessions, each linked from the Task call that spawned it.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +21,8 @@ import orjson
 from ...model import Fact, Problem, Session, Step
 from .. import FileReader, SessionSource
 from ..files import Head, open_regular, read_head
-from .dag import Row, abandoned_lines
+from .dag import Row, abandoned_lines, parent_of
+from .sidefiles import read_agent_meta, read_stored_outputs
 from .steps import StepBuilder, first_prompt, outcome_of
 from ..jsonl import iter_objects, kind_of
 
@@ -69,12 +71,18 @@ class ClaudeReader(FileReader):
         claimed: set[Path] = set()
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
         main_ids = {_session_id(path, files[path]) for path in mains}
+        related: dict[Path, list[Path]] = {}
         for path in mains:
-            related = tuple(p for p in _agents_of(path, files[path], files, main_ids) if p not in claimed)
-            claimed.update(related)
-            yield SessionSource(self.name, path, root, related)
-        for path, sniffed in files.items():
-            if path not in claimed and _is_agent(path, sniffed):
+            related[path] = [p for p in _agents_of(path, files[path], files, main_ids) if p not in claimed]
+            claimed.update(related[path])
+        unlinked = [path for path, sniffed in files.items() if path not in claimed and _is_agent(path, sniffed)]
+        for agent, main in _named_by_task_results(unlinked, files, mains).items():
+            related[main].append(agent)
+            claimed.add(agent)
+        for path in mains:
+            yield SessionSource(self.name, path, root, tuple(related[path]))
+        for path in unlinked:
+            if path not in claimed:
                 yield SessionSource(self.name, path, root)
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
@@ -88,11 +96,14 @@ class ClaudeReader(FileReader):
         for path in source.related:
             child_label, child_problems = source.label(path), []
             child_rows = list(iter_objects(path, child_problems, child_label))
-            children.append(_build(path, child_label, child_rows, child_problems)[0])
+            child = _build(path, child_label, child_rows, child_problems)[0]
+            read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
+            children.append(child)
         # Subagents in the order they ran (file names are random ids); undated ones last.
         children.sort(key=lambda child: (child.started_at is None, child.started_at.isoformat() if child.started_at else ""))
         for child in children:
             _adopt(session, builder, child)
+        read_stored_outputs(session, source.path)
         for each in session.walk():
             # The index groups sessions by project: the folder Claude Code named after the cwd.
             each.project = project.name
@@ -159,6 +170,37 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
                 yield candidate
 
 
+_AGENT_ID = re.compile(rb'"agentId"\s*:\s*"([\w-]{1,100})"')
+
+
+def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains: list[Path]) -> dict[Path, Path]:
+    """Subagent files no sessionId links, each given to the main file beside it whose Task
+    result names its agentId. Only mains in a folder with such a file are read, and only
+    their lines that mention an agentId are looked at."""
+    wanted: dict[Path, dict[str, Path]] = {}
+    for agent in agents:
+        agent_id = files[agent].line.get("agentId")
+        agent_id = agent_id if isinstance(agent_id, str) and agent_id else agent.stem.removeprefix("agent-")
+        wanted.setdefault(_project_dir(agent), {})[agent_id] = agent
+    found: dict[Path, Path] = {}
+    for main in mains:
+        pending = wanted.get(main.parent)
+        if not pending:
+            continue
+        try:
+            with open_regular(main) as handle:
+                for raw in handle:
+                    if b'"agentId"' not in raw:
+                        continue
+                    for agent_id in _AGENT_ID.findall(raw):
+                        agent = pending.pop(agent_id.decode(), None)
+                        if agent is not None:
+                            found[agent] = main
+        except OSError:
+            continue
+    return found
+
+
 def _project_dir(path: Path) -> Path:
     # <project>/<session>/subagents/agent-x.jsonl belongs to <project>, not to "subagents".
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
@@ -171,12 +213,37 @@ def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]
         return rows, {}  # a subagent's own file, or a log that does not say
     main: list[Row] = []
     inline: dict[str, list[Row]] = defaultdict(list)
+    sidechain = {obj["uuid"]: obj for _, obj in rows if obj.get("isSidechain") is True and isinstance(obj.get("uuid"), str)}
+    roots: dict[str, str] = {}
     for row in rows:
         if row[1].get("isSidechain") is True:
-            inline[str(row[1].get("agentId") or "sidechain")].append(row)
+            # One child per sidechain root: each Task run starts a tree of its own, and old
+            # versions wrote no agentId to tell two runs apart.
+            inline[_sidechain_key(row[1], sidechain, roots)].append(row)
         else:
             main.append(row)
     return main, dict(inline)
+
+
+def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str]) -> str:
+    """The agentId of the sidechain's root line, else the root's uuid."""
+    path, current = [], obj
+    while True:
+        uuid = current.get("uuid")
+        if isinstance(uuid, str) and uuid in roots:
+            key = roots[uuid]
+            break
+        parent = parent_of(current)
+        if parent is None or parent not in sidechain or parent in path:
+            agent = current.get("agentId") or obj.get("agentId")
+            key = str(agent) if agent else (uuid if isinstance(uuid, str) else "sidechain")
+            break
+        path.append(uuid)
+        current = sidechain[parent]
+    for uuid in path:
+        if isinstance(uuid, str):
+            roots[uuid] = key
+    return key
 
 
 def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:

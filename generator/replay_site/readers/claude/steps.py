@@ -153,11 +153,14 @@ class StepBuilder:
         use_id = block.get("tool_use_id")
         call = self._calls.pop(use_id, None) if isinstance(use_id, str) else None
         if call is None:
-            call = ToolCall(name="(unknown tool)", id=use_id if isinstance(use_id, str) else None, orphan=True)
-            last = self.steps[-1] if self.steps and self.steps[-1].kind == "assistant" else None
-            step = last or self._new(number, obj, "event", title="Tool result without its call")
-            step.tool_calls.append(call)
-            self._call_steps[id(call)] = step
+            # A result whose call is not in this file (cut off, or written by another process):
+            # shown as what it is, and not counted as a tool call of this session.
+            stray = ToolCall(name="(unknown tool)", id=use_id if isinstance(use_id, str) else None, orphan=True)
+            apply_result(stray, block, result)
+            title = "Tool result without its call" + (" (an error)" if stray.is_error else "")
+            self._new(number, obj, "event", title=title, text=_fenced(stray.output or ""), collapsed=True,
+                      details=[Detail("raw line", _dump(obj), "json")])
+            return
         agent_id = apply_result(call, block, result)
         if agent_id and call.name in SUBAGENT_TOOLS:
             self.agent_calls[agent_id] = (call, self._call_steps[id(call)])
@@ -252,6 +255,14 @@ def outcome_of(steps: list[Step]) -> str | None:
             return "api_error"
         return None
     return None
+
+
+def _fenced(text: str) -> str:
+    """Text shown verbatim inside markdown prose (a fence longer than any in the text)."""
+    if not text:
+        return ""
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 def _time(obj: dict[str, Any]):

@@ -241,9 +241,12 @@ def _meta_facts(session: Session, meta: dict[str, Any], label: str) -> None:
         # with subagents; a difference is said on the page, not only in the build's warnings.
         if counted == recorded:
             session.facts.append(Fact("Tokens (meta.json)", f"{recorded:,} (equal to the tokens counted here with subagents)"))
+        elif recorded > counted:
+            session.facts.append(Fact("Tokens (meta.json)", f"{recorded:,}: {recorded - counted:,} more than the {counted:,} "
+                                      "counted here with subagents (calls whose usage rows are not in this log)"))
         else:
-            session.facts.append(Fact("Tokens (meta.json)", f"{recorded:,} ({counted:,} counted here with subagents; "
-                                      f"{recorded - counted:+,} in meta.json, rows that carry no usage)"))
+            session.facts.append(Fact("Tokens (meta.json)", f"{recorded:,}: {counted - recorded:,} fewer than the {counted:,} "
+                                      "counted here with subagents (meta.json written before the log's last usage rows)"))
         if counted != recorded:
             message = f"token_count {recorded} differs from the {counted} tokens of the usage rows"
             session.problems.append(Problem("warning", message, label))

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ...diffs import change_from_texts
-from ..fields import count, text as as_text
+from ..fields import count, mark_unanswered, text as as_text
 from ...model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
 
 # `status` values that mean the tool did not do its job. Glue writes "failed"
@@ -263,8 +263,5 @@ class StepBuilder:
         step.child_session_ids.append(child_id)
 
     def finish(self) -> None:
-        for step in self.session.steps:
-            for call in step.tool_calls:
-                if not call.orphan and id(call) not in self.answered:
-                    call.missing_result = True
+        mark_unanswered((call for step in self.session.steps for call in step.tool_calls), self.answered)
         self.session.number_steps()

@@ -4,7 +4,8 @@ gptme stores no structured list of calls: the assistant's markdown *is* the
 record, and gptme re-parses it to execute (gptme/codeblock.py, tools/base.py).
 We mirror those parsers closely enough to find the same calls:
 fenced blocks whose info string names a tool, native `@tool(call_id): {json}`
-lines, and `<tool-use><tool>..</tool></tool-use>` xml.
+lines, `<tool-use><tool>..</tool></tool-use>` xml and its `<function_calls><invoke>` variant, and
+(before 2024) ```bash blocks.
 """
 from __future__ import annotations
 
@@ -37,6 +38,14 @@ _FENCE = re.compile(r"^(`{3,})(.*)$")
 # gptme's own `toolcall_re` (tools/base.py), minus DOTALL: the JSON end is found by brace counting.
 _NATIVE = re.compile(r"^@([\w.]+)\(([\w\-:.]+)\):[ \t]*(?=\{)", re.MULTILINE)
 _XML = re.compile(r"<tool-use>\s*<([\w.-]+)((?:\s+[\w-]+=\"[^\"]*\")*)\s*>(.*?)</\1>\s*</tool-use>", re.DOTALL)
+# The Anthropic-style variant gptme also parses (Haiku writes it): one <invoke> per call,
+# its arguments as <parameter name=…> elements.
+_INVOKE = re.compile(r"<invoke\s+name=\"([\w.-]+)\"\s*>(.*?)</invoke>", re.DOTALL)
+_PARAMETER = re.compile(r"<parameter\s+name=\"([\w.-]+)\"\s*>(.*?)</parameter>", re.DOTALL)
+_FUNCTION_CALLS = re.compile(r"<function_calls>(.*?)</function_calls>", re.DOTALL)
+# Before 2024 gptme ran ```bash / ```sh blocks as shell commands (the shell tool's block types
+# were bash and sh then); in later logs those blocks are prose.
+LEGACY_SHELL_BLOCKS = ("bash", "sh")
 _THINK = re.compile(r"^\s*<(think|thinking)>(.*?)</\1>\s*", re.DOTALL)
 
 
@@ -133,14 +142,17 @@ def _json_end(text: str, start: int) -> int | None:
     return None
 
 
-def parse_calls(text: str) -> list[ParsedCall]:
-    """Every tool call in an assistant message (thinking already removed), in text order."""
+def parse_calls(text: str, legacy_shell: bool = False) -> list[ParsedCall]:
+    """Every tool call in an assistant message (thinking already removed), in text order.
+    `legacy_shell`: the message predates 2024, when ```bash blocks were shell calls."""
     calls: list[ParsedCall] = []
     blocks = fences(text)
     for info, body, start, end in blocks:
         word, _, rest = info.partition(" ")
         if word in BLOCK_TOOLS:
             calls.append(ParsedCall(BLOCK_TOOLS[word], start, end, args=rest.strip(), body=body))
+        elif legacy_shell and word in LEGACY_SHELL_BLOCKS:
+            calls.append(ParsedCall("shell", start, end, body=body))
 
     def inside_block(pos: int) -> bool:
         return any(start <= pos < end for _, _, start, end in blocks)
@@ -170,6 +182,16 @@ def parse_calls(text: str) -> list[ParsedCall]:
             attrs = " ".join(html.unescape(v) for v in re.findall(r'="([^"]*)"', match.group(2)))
             body = html.unescape(match.group(3)).strip("\n")
             calls.append(ParsedCall(match.group(1), match.start(), match.end(), args=attrs, body=body))
+    if "<function_calls>" in text:
+        for group in _FUNCTION_CALLS.finditer(text):
+            if inside_block(group.start()):
+                continue
+            invokes = list(_INVOKE.finditer(group.group(1)))
+            for index, invoke in enumerate(invokes):
+                kwargs = {name: html.unescape(value).strip("\n") for name, value in _PARAMETER.findall(invoke.group(2))}
+                # The whole <function_calls> element is cut from the prose with its first call.
+                start, end = (group.start(), group.end()) if index == 0 else (group.end(), group.end())
+                calls.append(ParsedCall(invoke.group(1), start, end, kwargs=kwargs))
     calls.sort(key=lambda call: call.start)
     return calls
 

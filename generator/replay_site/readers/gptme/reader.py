@@ -12,6 +12,7 @@ import re
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import orjson
 
 from ...model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
 from .. import FileReader, SessionSource
-from ..files import Head
+from ..files import Head, open_regular
 from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
 from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
 from ..fields import count, first_request, user_prompts
@@ -27,6 +28,7 @@ from ..jsonl import iter_objects
 from ..timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
+MAX_CONFIG_BYTES = 1 << 20
 ROLES = ("system", "user", "assistant")
 _VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
 _WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
@@ -123,7 +125,7 @@ class _Builder:
     def _assistant(self, message: dict[str, Any], content: str, timestamp: Any) -> None:
         metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
         thinking, text = split_thinking(content)
-        parsed = parse_calls(text)
+        parsed = parse_calls(text, legacy_shell=timestamp is not None and timestamp.year < 2024)
         step = Step("assistant", timestamp=timestamp, text=strip_calls(text, parsed), thinking=thinking,
                     details=self._files(message))
         model = metadata.get("model")
@@ -238,7 +240,8 @@ def _config(session: Session, path: Path, label: str) -> str | None:
     if not path.is_file():
         return None
     try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open_regular(path) as handle:  # a FIFO named config.toml must not hang the build
+            config = tomllib.loads(handle.read(MAX_CONFIG_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         session.problems.append(_problem(f"unreadable config.toml ({exc})", label))
         return None
@@ -306,22 +309,65 @@ class GptmeReader(FileReader):
         session = Session(id=folder, format=self.name, source=source.rel, local_time=True)
         configured = _config(session, path.parent / "config.toml", source.label(path.parent / "config.toml")) \
             if path.name == CONVERSATION else None
-        builder = _Builder(session)
-        try:
-            for line, message in iter_objects(path, session.problems, source.label(path)):
-                builder.add(line, message)
-        except OSError as exc:
-            session.problems.append(_problem(f"unreadable ({exc})", source.label(path)))
-        builder.finish()
+        messages = _messages(session, path, source.label(path))
+        _build(session, messages)
         if configured and not any(step.model for step in session.steps):
             session.declared_models.append(configured)
-        session.outcome = _outcome(session)
         if not session.title:
             session.title = first_request(user_prompts(session.steps)) or folder
-        session.number_steps()
+        for branch in (p for p in source.related if p.parent.name == "branches"):
+            fork = _branch(session, messages, branch, source.label(branch))
+            if fork is not None:
+                session.children.append(fork)
         return [session]
 
 
+READER = GptmeReader()
+
+
+def _messages(session: Session, path: Path, label: str) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        return list(iter_objects(path, session.problems, label))
+    except OSError as exc:
+        session.problems.append(_problem(f"unreadable ({exc})", label))
+        return []
+
+
+def _build(session: Session, messages: list[tuple[int, dict[str, Any]]]) -> None:
+    builder = _Builder(session)
+    for line, message in messages:
+        builder.add(line, message)
+    builder.finish()
+    session.outcome = _outcome(session)
+    session.number_steps()
+
+
+def _branch(main: Session, main_messages: list[tuple[int, dict[str, Any]]], path: Path, label: str) -> Session | None:
+    """A `branches/<name>.jsonl` log as a fork of the conversation: the messages it shares with
+    the conversation from the start are the conversation's, shown collapsed and not counted
+    again. A branch holding nothing of its own is not a session."""
+    fork = Session(id=f"{main.id}@{path.stem}", format=main.format, source=label, local_time=True,
+                   parent_id=main.id, relation="fork", cwd=main.cwd)
+    messages = _messages(fork, path, label)
+    shared = 0
+    while shared < min(len(messages), len(main_messages)) and messages[shared][1] == main_messages[shared][1]:
+        shared += 1
+    if shared == len(messages) and not fork.problems:
+        return None
+    _build(fork, messages[shared:])
+    if shared:
+        fork.steps.insert(0, Step("event", title=f"Copied from {main.id}", collapsed=True, timestamp=_stamp(messages[0][1]),
+                                  text=f"The first {shared} messages of this branch are the conversation's own "
+                                       f"(lines 1-{messages[shared - 1][0]}); they are not counted here."))
+        fork.number_steps()
+    branch_title = first_request(user_prompts(fork.steps))
+    fork.title = f"Branch {path.stem}" + (f": {branch_title}" if branch_title else "")
+    return fork
+
+
+def _stamp(message: dict[str, Any]) -> datetime | None:
+    moment = parse_time(message.get("timestamp"))
+    return moment.replace(tzinfo=None) if moment is not None else None  # gptme times are local
 READER = GptmeReader()
 
 

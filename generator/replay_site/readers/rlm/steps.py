@@ -127,6 +127,8 @@ def _tool_call(state: StepState, failed: bool) -> ToolCall | None:
         is_error=failed,
         duration_s=state.duration_ms / 1000 if state.duration_ms is not None else None,
         child_session_id=state.child_ids[0] if state.child_ids else None,
+        # An action the log never reports back on (no result event, no output, no verdict).
+        missing_result=state.success is None and not state.observation and not output and not state.child_ids,
     )
 
 

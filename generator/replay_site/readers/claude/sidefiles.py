@@ -1,0 +1,52 @@
+"""Files Claude Code writes beside a transcript: `agent-<id>.meta.json` next to a subagent's
+file (its agent type and description), and `<session>/tool-results/<tool_use_id>.*`, where an
+output too large for the log is stored while the log keeps a preview naming that file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...model import Fact, Session
+from ..fields import string
+from ..files import describe_error, open_regular
+from ..jsonl import load_json
+
+MAX_STORED_OUTPUT = 16 * 1024 * 1024  # the page cuts long outputs anyway; never read unbounded
+
+
+def read_agent_meta(path: Path, label: str, child: Session, default_title: str) -> None:
+    """Agent type and description from `agent-<id>.meta.json`; the description titles a child
+    whose title is still its first prompt."""
+    meta_path = path.with_name(f"{path.stem}.meta.json")
+    if not meta_path.is_file():
+        return
+    meta = load_json(meta_path, child.problems, label.removesuffix(path.name) + meta_path.name) or {}
+    agent_type, description = string(meta.get("agentType")), string(meta.get("description"))
+    if agent_type:
+        child.facts.append(Fact("Agent type", agent_type))
+    if description:
+        child.facts.append(Fact("Description", description))
+        if child.title == default_title:
+            child.title = description
+
+
+def read_stored_outputs(session: Session, main: Path) -> None:
+    """Replace each preview that names a stored output with the stored output itself."""
+    folder = main.parent / main.stem / "tool-results"
+    if not folder.is_dir():
+        return
+    stored = {path.stem: path for path in sorted(folder.iterdir())}
+    for each in session.walk():
+        for step in each.steps:
+            for call in step.tool_calls:
+                path = stored.get(call.id or "")
+                if path is None or not call.output or path.name not in call.output:
+                    continue
+                try:
+                    with open_regular(path) as handle:
+                        data = handle.read(MAX_STORED_OUTPUT + 1)
+                except OSError as exc:
+                    each.warn("warning", f"tool-results/{path.name}: {describe_error(exc)}; the preview is shown")
+                    continue
+                call.output = data[:MAX_STORED_OUTPUT].decode("utf-8", "replace")
+                if len(data) > MAX_STORED_OUTPUT:
+                    each.warn("warning", f"tool-results/{path.name} is larger than {MAX_STORED_OUTPUT} bytes: cut")
