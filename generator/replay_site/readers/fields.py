@@ -9,6 +9,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
+from .. import ansi
 from ..model import Session, Step, ToolCall
 from .timestamps import aware_utc
 
@@ -40,7 +43,43 @@ def text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return raw_json(value)
+
+
+# JSON deeper than this is shown down to here: orjson refuses past 254 levels, and json's
+# encoder recurses.
+RAW_DEPTH = 100
+
+
+def raw_json(value: Any, indent: bool = False) -> str:
+    """A log value as JSON text for a raw-event block, at any nesting depth."""
+    try:
+        return orjson.dumps(value, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS, default=str).decode()
+    except (orjson.JSONEncodeError, TypeError):  # too deep, or lone surrogates (made encodable later)
+        return json.dumps(_bounded(value), ensure_ascii=False, indent=2 if indent else None, default=str)
+
+
+def _bounded(value: Any) -> Any:
+    """A copy of `value` whose containers deeper than RAW_DEPTH say so; iterative."""
+    top: list[Any] = [None]
+    pending = [(value, top, 0, 0)]
+    while pending:
+        node, parent, slot, depth = pending.pop()
+        if isinstance(node, (dict, list)) and depth >= RAW_DEPTH:
+            parent[slot] = f"… nested deeper than {RAW_DEPTH}"
+        elif isinstance(node, dict):
+            copy = {}
+            parent[slot] = copy
+            for key, item in node.items():
+                copy[str(key)] = None
+                pending.append((item, copy, str(key), depth + 1))
+        elif isinstance(node, list):
+            copy = [None] * len(node)
+            parent[slot] = copy
+            pending.extend((item, copy, index, depth + 1) for index, item in enumerate(node))
+        else:
+            parent[slot] = node
+    return top[0]
 
 
 def mapping(value: Any) -> dict[str, Any]:
@@ -60,9 +99,17 @@ def encodable(value: str) -> str:
     return _UNENCODABLE.sub(lambda found: "\u2400" if found.group() == "\x00" else "\ufffd", value)
 
 
+def shown(value: str) -> str:
+    """Inline text as it may reach a page, a terminal or the search index: encodable, escape
+    sequences dropped, lone controls and bidi/zero-width/tag characters made visible."""
+    return ansi.plain(encodable(value))
+
+
 def make_encodable(root: Any) -> None:
     """Every string reachable from `root` (dataclass fields, list items, dict keys and values)
-    made encodable in place. Iterative: a log nested thousands deep must not exhaust the stack."""
+    made safe in place: `shown`, except tool outputs, which keep their escape sequences (only
+    made encodable) for the page to parse into colours once. Iterative: a log nested thousands
+    deep must not exhaust the stack."""
     pending = [root]
     seen: set[int] = set()
     while pending:
@@ -73,23 +120,23 @@ def make_encodable(root: Any) -> None:
         if isinstance(node, list):
             for index, item in enumerate(node):
                 if isinstance(item, str):
-                    node[index] = encodable(item)
+                    node[index] = shown(item)
                 elif _container(item):
                     pending.append(item)
         elif isinstance(node, dict):
-            if any(isinstance(key, str) and _UNENCODABLE.search(key) for key in node):
-                fixed = {encodable(k) if isinstance(k, str) else k: v for k, v in node.items()}
+            if any(isinstance(key, str) and shown(key) is not key for key in node):
+                fixed = {shown(k) if isinstance(k, str) else k: v for k, v in node.items()}
                 node.clear()
                 node.update(fixed)
             for key, item in node.items():
                 if isinstance(item, str):
-                    node[key] = encodable(item)
+                    node[key] = shown(item)
                 elif _container(item):
                     pending.append(item)
         else:
             for name, item in vars(node).items():
                 if isinstance(item, str):
-                    fixed = encodable(item)
+                    fixed = encodable(item) if isinstance(node, ToolCall) and name == "output" else shown(item)
                     if fixed is not item:
                         object.__setattr__(node, name, fixed)
                 elif _container(item):

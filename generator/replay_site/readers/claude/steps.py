@@ -11,11 +11,10 @@ import re
 from datetime import timezone
 from typing import Any
 
-import orjson
 
 from ...model import Cost, Detail, Problem, Step, ToolCall, Usage
 from .tools import SUBAGENT_TOOLS, apply_result, call_from_use, content_parts
-from ..fields import count, first_request
+from ..fields import count, first_request, raw_json
 from ..timestamps import parse_time
 
 ABANDONED_TITLE = "Rewound branch (not part of the final conversation)"
@@ -276,4 +275,4 @@ def _join(*parts: str) -> str:
 
 
 def _dump(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    return raw_json(value, indent=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
 
 from ...diffs import change_from_texts, diff_texts, hunks_to_diff
 from ...model import FileChange, Image, TodoItem, ToolCall
+from ..fields import raw_json
 
 # Inline images are embedded in the page as base64; past this size one image would swamp it.
 MAX_IMAGE_BASE64 = 2 * 1024 * 1024
@@ -157,7 +157,7 @@ def content_parts(content: Any) -> tuple[str, list[Image], list[str]]:
             if note:
                 notes.append(note)
         else:
-            texts.append(orjson.dumps(part).decode())
+            texts.append(raw_json(part))
     return "\n".join(texts), images, notes
 
 

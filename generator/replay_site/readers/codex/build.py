@@ -8,7 +8,6 @@ settles them in that final pass.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from typing import Any
@@ -17,7 +16,7 @@ from ...model import Detail, Fact, Problem, Session, Step, Usage
 from .calls import CALL_ITEMS, ToolCalls
 from .outputs import classify
 from .shapes import Record
-from ..fields import first_request, string, user_prompts
+from ..fields import first_request, raw_json, string, user_prompts
 from ..jsonl import kind_of
 from ..timestamps import utc_time
 
@@ -137,7 +136,7 @@ class Builder:
         return cur
 
     def _stub(self, record: Record, what: str) -> None:
-        raw = json.dumps(record.payload, ensure_ascii=False, default=str)
+        raw = raw_json(record.payload)
         self._add(Step("event", timestamp=record.timestamp, title=f"Unknown Codex {what}", collapsed=True, details=[Detail("raw line", raw, "json")]))
         self.problems.append(Problem("unknown_event", f"unknown Codex {what}, shown as a stub", record.label, record.line))
 
@@ -201,7 +200,7 @@ class Builder:
             self.model = record.payload["model"]
 
     def _on_world_state(self, record: Record) -> None:
-        raw = json.dumps(record.payload.get("state", record.payload), ensure_ascii=False, indent=1, default=str)
+        raw = raw_json(record.payload.get("state", record.payload), indent=True)
         self._add(Step("context", timestamp=record.timestamp, title="world state", collapsed=True, details=[Detail("state", raw, "json")]))
 
     def _on_compacted(self, record: Record) -> None:

@@ -18,10 +18,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-import orjson
 
 from ...diffs import change_from_texts
-from ..fields import count, mark_unanswered, text as as_text
+from ..fields import count, mark_unanswered, raw_json, text as as_text
 from ...model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
 
 # `status` values that mean the tool did not do its job. Glue writes "failed"
@@ -147,7 +146,7 @@ class StepBuilder:
 
     def unknown(self, kind: str, row: dict[str, Any], ts: datetime | None, line: int) -> None:
         """A row this reader does not know: kept as a visible stub, never dropped."""
-        raw = orjson.dumps(row, option=orjson.OPT_INDENT_2).decode()
+        raw = raw_json(row, indent=True)
         self.event(f"Unknown event: {kind}", ts, details=[Detail("Raw event", raw, "json")], collapsed=True)
         self.warn("unknown_event", f"unknown event type {kind!r}, kept as a stub step", line)
 

@@ -16,14 +16,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 from ...model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
 from .. import FileReader, SessionSource
 from ..files import Head, open_regular
 from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
 from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
-from ..fields import count, first_request, user_prompts
+from ..fields import count, first_request, raw_json, user_prompts
 from ..jsonl import iter_objects
 from ..timestamps import parse_time
 
@@ -89,7 +88,7 @@ class _Builder:
             self._close()
             what = f"role {role!r}" if role not in ROLES else "content that is not text"
             self.session.steps.append(Step("event", timestamp=timestamp, title=f"Unknown message ({what})",
-                                           details=[Detail("Raw JSON", orjson.dumps(message).decode(), "json")]))
+                                           details=[Detail("Raw JSON", raw_json(message), "json")]))
             self.session.warn("unknown_event", f"message with {what}, kept as a raw event", line)
             return
         self._time(timestamp)

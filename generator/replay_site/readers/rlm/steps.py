@@ -12,7 +12,6 @@ an `error` event on a step that otherwise succeeded) becomes `Step.error`.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
