@@ -157,9 +157,10 @@ def test_index_day_charts_follow_dates_and_hold_no_links(tmp_path):
     for figure in figures:
         assert figure.select("svg a") == []
         dates = [row.th.get_text() for row in figure.select("details.chart-data tbody tr")]
-        assert dates == sorted(dates) and len(dates) == 10  # the example sessions start on 10 days
+        assert dates == sorted(dates) and len(dates) == 18  # the test sessions start on 18 days
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
-        assert labels == ["2025-06-20", "2025-12-19", "2026-06-19"]  # 530 days: a label every 182
+        # 2023-09-14 .. 2026-12-01 is 1,175 days: a label every 365 days from the first
+        assert labels == ["2023-09-14", "2024-09-13", "2025-09-13", "2026-09-13"]
 
 
 def test_absurd_figures_draw_no_chart_instead_of_failing_the_page():

@@ -86,6 +86,11 @@ EXAMPLE_OUTCOMES = {
     # glue/legacy-mixed.jsonl: line 9 `rm -r build` fails, line 11 `ls` succeeds, line 12 is a
     # result without a call (orphan, not the agent's) and line 13 the agent answers -> completed.
     "legacy-mixed": "completed",
+    # claude/-home-dev-failing/e7…0f.jsonl line 9: "[Request interrupted by user]" is the last
+    # user line that is not an injected caveat; the api_error after it is retry 1 of 10 -> interrupted.
+    "e7000000-0000-4000-8000-00000000000f": "interrupted",
+    # claude/-home-dev-ide/f1…0c.jsonl: the session ends with "[Request interrupted by user]".
+    "f1000000-0000-4000-8000-00000000000c": "interrupted",
 }
 
 
@@ -112,9 +117,10 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 17 example sessions: 1 failed (simplified-demo), 1 interrupted (Glue ex1), 15 completed
-    assert counted == {"completed": 15, "failed": 1, "interrupted": 1}
-    assert chips == {"#status=all": 17, "#status=completed": 15, "#status=failed": 1, "#status=interrupted": 1}
+    # 33 test sessions: 1 failed (simplified-demo), 3 interrupted (Glue ex1 and the two Claude
+    # sessions in EXAMPLE_OUTCOMES), 29 completed
+    assert counted == {"completed": 29, "failed": 1, "interrupted": 3}
+    assert chips == {"#status=all": 33, "#status=completed": 29, "#status=failed": 1, "#status=interrupted": 3}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 
