@@ -2,17 +2,22 @@
 
 Reading and rendering a session is a function of that session alone, so sources are
 processed independently: in worker processes (`jobs`), and not at all when the cache says
-they are unchanged (cache.py). A first pass keeps only small summaries, which fix the
-site's order and each page's neighbours; the second pass reads each source again and
-writes its pages, one family in memory at a time.
+their bytes are unchanged (cache.py). A first pass reads each source once and keeps only
+small summaries, which fix the site's order and each page's neighbours; the sessions wait
+on disk (a pickle per source, the spool) for the second pass, which writes their pages,
+one family in memory at a time. So a log appended to while the build runs (the session
+running right now) gives pages that agree with sessions.json, and the cache records
+exactly the bytes that were read.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import tempfile
 import traceback
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -21,14 +26,14 @@ from pathlib import Path
 import orjson
 
 from . import __version__, search
-from .cache import BuildCache, settings_key
+from .cache import BuildCache, FileState, file_states, same_bytes, settings_key, with_digests
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
 from .model import Problem, Session
 from .readers import SessionSource, registry
 from .redact import redact_session
-from .render import Link, PageNav, Renderer, theme_search_path
+from .render import Link, PageNav, RenderedPage, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
 from .writer import SiteWriter
@@ -75,8 +80,7 @@ def read_source(source: SessionSource, book: PriceBook | None, redact: bool = Fa
     try:
         sessions = registry()[source.format].read(source)
     except Exception as exc:  # a reader bug on one odd file must not cost the user the whole site
-        detail = traceback.format_exception_only(exc)[-1].strip()
-        return [], [Problem("warning", f"could not be read ({detail}); skipped", source.rel)]
+        return [], [_failure("could not be read", exc, source.rel, "; skipped")]
     for session in sessions:
         price_session(session, book)
         if redact:
@@ -123,26 +127,28 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
             progress(done, 2 * len(sources))
 
     cache = BuildCache(out, _cache_key(options), enabled=options.incremental)
-    with _executor(options.jobs, len(sources)) as pool:
-        # Pass 1: summaries, from the cache for unchanged sources (a --compare pair needs the
-        # sessions themselves, so then every source is read).
-        per_source: list[tuple[list[SessionSummary], list[Problem]]] = []
-        stale: list[int] = []
-        for index, source in enumerate(sources):
-            cached = None if options.compare else cache.summaries(source)
-            per_source.append(cached or ([], []))
-            if cached is None:
-                stale.append(index)
-            else:
-                tick()
-        work = pool.map(partial(_summarize_source, options=options), [sources[i] for i in stale])
-        for index, (summaries, problems, offered) in zip(stale, work):
-            per_source[index] = (summaries, problems)
-            picker.merge(offered)
+    # Pass 1: summaries, from the cache for sources whose bytes are unchanged (a --compare
+    # pair needs the sessions themselves, so then every source is read).
+    per_source: list[_SourceState] = []
+    stale: list[int] = []
+    for index, source in enumerate(sources):
+        cached = None if options.compare else cache.lookup(source)
+        if cached is None:
+            per_source.append(_SourceState([], [], None))
+            stale.append(index)
+        else:
+            per_source.append(_SourceState(*cached))
             tick()
-        for summaries, problems in per_source:
-            result.summaries.extend(summaries)
-            result.problems.extend(problems)
+    with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool, \
+            _executor(options.jobs, _bytes_of(sources[i] for i in stale)) as pool:
+        reads = pool.map(partial(_read_and_summarize, options=options, spool=spool), [(i, sources[i]) for i in stale])
+        for index, read in zip(stale, reads):
+            per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
+            picker.merge(read.picker)
+            tick()
+        for state in per_source:
+            result.summaries.extend(state.summaries)
+            result.problems.extend(state.problems)
         result.summaries = _order(result.summaries)
 
         # Pass 2: pages, each worker writing its own files atomically; a source whose pages
@@ -151,19 +157,22 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         writer = SiteWriter(out)
         tasks = []
         for index, source in enumerate(sources):
-            navs = {Path(s.page).stem: all_navs[Path(s.page).stem] for s in per_source[index][0]}
-            kept = cache.unchanged_pages(source, navs, out)
+            state = per_source[index]
+            navs = {Path(s.page).stem: all_navs[Path(s.page).stem] for s in state.summaries}
+            kept = None if state.fresh else cache.unchanged_pages(source, navs, out)
             if kept is None:
-                tasks.append((index, (source, navs)))
+                tasks.append((index, navs))
                 continue
             writer.written |= set(kept)
-            cache.remember(source, *per_source[index], navs, kept)
+            cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
-        pages = pool.map(partial(_write_source_pages, options=options, out=out), [task for _, task in tasks])
-        for (index, (source, navs)), (written, problems) in zip(tasks, pages):
+        pages = pool.map(partial(_write_source_pages, options=options, out=out),
+                         [(sources[i], navs, per_source[i].spooled, per_source[i].states) for i, navs in tasks])
+        for (index, navs), (written, problems, same) in zip(tasks, pages):
             writer.written |= written
             result.problems.extend(problems)
-            cache.remember(source, *per_source[index], navs, sorted(written))
+            state = per_source[index]
+            cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
             tick()
 
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
@@ -172,11 +181,37 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
-    shards = ((out / search.shard_name(Path(s.page).stem)).read_bytes() for s in result.summaries)
-    writer.write("assets/search.js", search.index_script(shards))
+    # A page written as a notice (its log changed mid-build) has no search shard.
+    shard_paths = (out / search.shard_name(Path(s.page).stem) for s in result.summaries)
+    writer.write("assets/search.js", search.index_script(path.read_bytes() for path in shard_paths if path.is_file()))
     writer.finish()
     cache.save()
     return result
+
+
+@dataclass
+class _SourceState:
+    """What the build knows of one source between the passes: never its sessions, only where
+    the sessions read in pass 1 wait for pass 2 (`spooled`), so memory stays flat."""
+
+    summaries: list[SessionSummary]
+    problems: list[Problem]
+    states: list[FileState] | None  # the bytes the summaries come from (cache.py)
+    spooled: str | None = None
+    fresh: bool = False  # read in this build
+
+
+@dataclass
+class _Read:
+    summaries: list[SessionSummary]
+    problems: list[Problem]
+    picker: ComparePicker
+    states: list[FileState] | None
+    spooled: str | None
+
+
+def _bytes_of(sources: Iterable[SessionSource]) -> int:
+    return sum(state[1] for source in sources for state in file_states(source.files) or [])
 
 
 def _cache_key(options: BuildOptions) -> str:
@@ -186,32 +221,83 @@ def _cache_key(options: BuildOptions) -> str:
     return settings_key(theme_search_path(options.theme), settings)
 
 
-def _summarize_source(source: SessionSource, options: BuildOptions) -> tuple[list[SessionSummary], list[Problem], ComparePicker]:
-    """Pass 1 for one source: its sessions' summaries and problems, nothing kept but what a
-    --compare pair names."""
-    agents = {name: reader.label for name, reader in registry().items()}
-    picker = ComparePicker(options.compare)
+def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Session], list[Problem], list[FileState] | None]:
+    """Read a source, with the states of exactly the bytes the reader saw. The files' stats
+    are taken before and after reading: a log that grew meanwhile (a session running right
+    now) still gives its sessions, but no states, so that nothing is cached from it."""
+    before = file_states(source.files)
+    states = with_digests(before) if before else None
     sessions, problems = read_source(source, options.prices, options.redact)
-    summaries = []
-    for top in sessions:
-        family = f"sessions/{page_slug(top, top.source)}.html"
-        for session in top.walk():
-            slug = page_slug(session, session.source)
-            summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family))
-            problems.extend(session.problems)
-            picker.offer(source, session, slug, session is top)
-    return summaries, problems, picker
+    if states is None or file_states(source.files) != before:
+        states = None
+    return sessions, problems, states
 
 
-def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]]], options: BuildOptions,
-                        out: Path) -> tuple[set[str], list[Problem]]:
-    """Pass 2 for one source: read it again and write its pages; returns the files written
-    and the pages that could only be written as an error notice."""
-    source, navs = task
+def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool: str) -> _Read:
+    """Pass 1 for one source: read it (the only read of this build), keep its summaries and
+    what a --compare pair names, and spool its sessions to disk for pass 2."""
+    index, source = task
+    picker = ComparePicker(options.compare)
+    try:
+        agents = {name: reader.label for name, reader in registry().items()}
+        sessions, problems, states = _read_once(source, options)
+        summaries = []
+        for top in sessions:
+            family = f"sessions/{page_slug(top, top.source)}.html"
+            for session in top.walk():
+                slug = page_slug(session, session.source)
+                summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family))
+                problems.extend(session.problems)
+                picker.offer(source, session, slug, session is top)
+    except Exception as exc:  # one odd source must not cost the user the whole site
+        return _Read([], [_failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
+    return _Read(summaries, problems, picker, states, _spool(sessions, Path(spool) / f"{index}.pickle"))
+
+
+def _spool(sessions: list[Session], path: Path) -> str | None:
+    """Pass 2 takes the sessions from here rather than reading the log again: cheaper than
+    parsing, and the very bytes the summaries came from however the log grew meanwhile."""
+    try:
+        with path.open("wb") as stream:
+            pickle.dump(sessions, stream, protocol=pickle.HIGHEST_PROTOCOL)
+    except (OSError, RecursionError, pickle.PicklingError, TypeError, AttributeError):
+        path.unlink(missing_ok=True)
+        return None  # pass 2 reads the log again, and checks it saw the same bytes
+    return str(path)
+
+
+def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
+                    options: BuildOptions) -> list[Session] | None:
+    """The sessions pass 1 summarized: from the spool, else read again when the bytes are the
+    same ones (None when the log changed since)."""
+    if spooled:
+        path = Path(spooled)
+        with path.open("rb") as stream:
+            sessions = pickle.load(stream)
+        path.unlink()
+        return sessions
+    sessions, _, now = _read_once(source, options)
+    return sessions if same_bytes(now, states) else None
+
+
+def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None],
+                        options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
+    """Pass 2 for one source: write its pages; returns the files written, the pages that
+    could only be written as an error notice, and whether the pages show the summarized bytes."""
+    source, navs, spooled, states = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     writer = SiteWriter(out)
     problems: list[Problem] = []
-    sessions, _ = read_source(source, options.prices, options.redact)
+    try:
+        sessions = _sessions_again(source, spooled, states, options)
+    except Exception as exc:  # a damaged spool file: the source's pages become notices
+        sessions, detail = None, _failure("could not be read again", exc, source.rel).message
+    else:
+        detail = "the log changed while the site was being built; build again to see it"
+    if sessions is None:
+        for slug, (nav, summary) in navs.items():
+            _write_page(writer, slug, renderer.failed_page(summary, nav, detail))
+        return writer.written, [Problem("warning", detail, source.rel)] if navs else [], False
     for top in sessions:
         for session in top.walk():
             slug = page_slug(session, session.source)
@@ -222,11 +308,20 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
                 detail = traceback.format_exception_only(exc)[-1].strip()
                 problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
                 page = renderer.failed_page(summary, nav, detail)
-            writer.write(f"sessions/{slug}.html", page.html)
+            _write_page(writer, slug, page)
             writer.write(search.shard_name(slug), search.session_shard(session, summary.page))
-            for name, text in sorted(page.files.items()):
-                writer.write(name, text)
-    return writer.written, problems
+    return writer.written, problems, True
+
+
+def _write_page(writer: SiteWriter, slug: str, page: RenderedPage) -> None:
+    writer.write(f"sessions/{slug}.html", page.html)
+    for name, text in sorted(page.files.items()):
+        writer.write(name, text)
+
+
+def _failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
+    detail = traceback.format_exception_only(exc)[-1].strip()
+    return Problem("warning", f"{what} ({detail}){then}", where)
 
 
 @lru_cache(maxsize=4)
@@ -250,10 +345,15 @@ class _InlineExecutor:
         return map(function, items)
 
 
-def _executor(jobs: int, sources: int):
-    # Starting spawned workers costs about a second; tests/benchmark.py puts the break-even
-    # near 90 sources on 2 cores, so automatic mode adds a worker per 48 sources.
-    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, max(1, sources // 48))
+# Starting a spawned worker (interpreter, jinja2, pygments, prices) costs about half a
+# second of a core; below this much log to read per worker, one process is faster.
+# Measured with tests/benchmark.py on 2 cores.
+BYTES_PER_WORKER = 16 << 20
+
+
+def _executor(jobs: int, work_bytes: int):
+    """Workers for the build: `jobs` when given, else as many as the bytes to read pay for."""
+    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER)
     if workers <= 1:
         return _InlineExecutor()
     # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
