@@ -17,13 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .model import Problem
+from .site_record import cache_folder, code_digest, tree_digest, write_json
 from .summary import ModelFigures, SessionSummary
 
 # Logs up to this size are hashed whole; larger ones by their first and last EDGE_BYTES and
@@ -36,31 +36,12 @@ EDGE_BYTES = 256 << 10
 FileState = list
 
 
-def cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "replay-site"
-
-
 def _digest(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) -> str:
-    """Content hash of every file under `folders` (of the given suffixes)."""
-    digest = hashlib.sha1()
-    for folder in folders:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and (suffixes is None or path.suffix in suffixes):
-                digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def code_digest() -> str:
-    return _tree_digest([Path(__file__).parent], (".py",))
-
-
 def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:
-    return _digest([__version__, code_digest(), _tree_digest(theme_folders), settings])
+    return _digest([__version__, code_digest(), tree_digest(theme_folders), settings])
 
 
 def content_digest(path: Path, size: int) -> str:
@@ -182,11 +163,5 @@ class BuildCache:
 
     def save(self) -> None:
         """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "w") as stream:
-                json.dump({"key": self.key, "sources": self.fresh}, stream)
-            os.replace(temp, self.path)
-        except OSError:
-            pass  # a cache that cannot be written only makes the next build a full one
+        write_json(self.path, {"key": self.key, "sources": self.fresh})
+

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import pickle
 import tempfile
+import time
 import traceback
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -27,6 +28,7 @@ import orjson
 
 from . import __version__, search
 from .cache import BuildCache, FileState, file_states, same_bytes, settings_key, with_digests
+from .site_record import code_digest, output_states, site_record_path, tree_listing, write_json
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
@@ -36,7 +38,7 @@ from .redact import redact_session
 from .render import Link, PageNav, RenderedPage, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
-from .writer import SiteWriter
+from .writer import MANIFEST, SiteWriter
 
 Progress = Callable[[int, int], None]
 
@@ -116,6 +118,9 @@ def _order(summaries: list[SessionSummary]) -> list[SessionSummary]:
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     result = BuildResult(out)
+    started_ns = time.time_ns()
+    inputs = _inputs(roots, options)
+    listing = tree_listing(inputs)  # before discovery: a file changed after it makes the record stale
     sources = discover(roots, pick_readers(options.format), result.problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
     done = 0
@@ -186,7 +191,36 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     writer.write("assets/search.js", search.index_script(path.read_bytes() for path in shard_paths if path.is_file()))
     writer.finish()
     cache.save()
+    _record_site(out, result, started_ns, inputs, listing, writer.written, options)
     return result
+
+
+def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
+    """Every file or folder whose change could change the site, besides this package's code."""
+    inputs = [root.resolve() for root in roots] + theme_search_path(options.theme)
+    return inputs + ([options.prices.path.resolve()] if options.prices and options.prices.path else [])
+
+
+def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], listing: str | None,
+                 written: set[str], options: BuildOptions) -> None:
+    """What entry.py needs to answer the same command again without building (cache.py)."""
+    outputs = output_states(out, written | {MANIFEST})
+    if listing is None or outputs is None or options.compare or not options.incremental:
+        site_record_path(out).unlink(missing_ok=True)
+        return
+    folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
+    write_json(site_record_path(out), {
+        "started_ns": started_ns,
+        "code": code_digest(),
+        "inputs": [str(path) for path in inputs],
+        "listing": listing,
+        "default_folders": {folder: os.path.isdir(folder) for folder in folders},
+        "outputs": outputs,
+        "sessions": len(result.summaries),
+        "steps": result.steps,
+        "problems": [str(problem) for problem in result.problems],
+        "request": None,  # entry.py's key for the command line that ran this build
+    })
 
 
 @dataclass
