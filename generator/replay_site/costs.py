@@ -252,9 +252,70 @@ def _genai_usd(resolved: tuple[gp.Provider, gp.ModelInfo], usage: Usage, when: d
     prices = model.get_prices(when)
     if prices.input_mtok is None and prices.output_mtok is None:
         return None
-    try:
-        calc = model.calc_price(_genai_usage(usage), provider, genai_request_timestamp=when)
-    except ValueError:
-        # Only reachable with corrupt counts (e.g. negative): unknown, not a crash or $0.
-        return None
-    return float(calc.total_price)
+    usd = _plan(prices).usd(usage)
+    return None if usd is None else float(usd)
+
+
+@dataclass(frozen=True)
+class _PricedUnit:
+    price: Decimal | gp.TieredPrices
+    per: int
+    per_request: bool
+    shares: tuple[int, ...]  # how many of this unit one token of each _FIELDS field is
+
+
+# Our usage fields, in the order _PricedUnit.shares gives them.
+_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One genai-prices price set as plain arithmetic. genai-prices validates the set,
+    resolves its units and splits the usage into units on every call, which costs more than
+    reading the step; all of that depends on the price set alone, so it is done once here
+    and a step costs a few Decimal products. The sums are the library's own, term by term
+    and in its order (tests/test_costs.py checks every model of the table against it)."""
+
+    units: tuple[_PricedUnit, ...]
+
+    def usd(self, usage: Usage) -> Decimal | None:
+        counts = tuple(getattr(usage, name) for name in _FIELDS)
+        total_input = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
+        total = Decimal(0)
+        for unit in self.units:
+            count = 1 if unit.per_request else sum(share * count for share, count in zip(unit.shares, counts))
+            if count < 0:
+                return None  # corrupt counts (e.g. negative): unknown, not a crash or $0
+            total += _unit_price(unit.price, total_input) * Decimal(count) / unit.per
+        return total
+
+
+def _unit_price(price: Decimal | gp.TieredPrices, total_input: int) -> Decimal:
+    """A tiered price applies its highest tier whose start the request's whole input passes."""
+    if not isinstance(price, gp.TieredPrices):
+        return price
+    return next((tier.price for tier in reversed(price.tiers) if total_input > tier.start), price.base)
+
+
+# Keyed by identity: price sets are objects of the bundled table, a few dozen in use at most.
+_PLANS: dict[int, tuple[gp.ModelPrice, _Plan]] = {}
+
+
+def _plan(prices: gp.ModelPrice) -> _Plan:
+    if (known := _PLANS.get(id(prices))) is not None and known[0] is prices:
+        return known[1]
+    # genai-prices' own unit resolution (pinned version): which units the set prices, and
+    # how a token of each of our fields splits among them (the split is linear).
+    from genai_prices.units import _get_registry
+    from genai_prices.validation import validate_priced_units
+
+    registry = _get_registry()
+    resolved = gp._collect_resolved_model_prices(prices, registry)
+    validate_priced_units(tuple(unit for unit, _ in resolved), registry)
+    columns = [gp._compute_registry_priced_counts(resolved, gp.Usage.from_raw(_genai_usage(Usage(**{name: 1}))))
+               for name in _FIELDS]
+    plan = _Plan(tuple(_PricedUnit(price, unit.per, unit.usage_key == "requests",
+                                   tuple(int(column.get(unit.usage_key, 0)) for column in columns))
+                       for unit, price in resolved))
+    _PLANS[id(prices)] = (prices, plan)
+    return plan
