@@ -63,7 +63,7 @@ def assert_pages_agree_with_sessions_json(out: Path) -> None:
 
 def test_lines_appended_between_the_passes_change_nothing_in_this_build(logs, tmp_path, monkeypatch):
     """Deterministic: a new subagent and a new user turn land exactly between pass 1 and 2."""
-    original = site._navigation
+    original = site.navigation
     appended = []
 
     def navigation_then_append(summaries):
@@ -72,14 +72,14 @@ def test_lines_appended_between_the_passes_change_nothing_in_this_build(logs, tm
         appended.append(1)
         return original(summaries)
 
-    monkeypatch.setattr(site, "_navigation", navigation_then_append)
+    monkeypatch.setattr(site, "navigation", navigation_then_append)
     out = tmp_path / "site"
     result = site.build([logs], out, site.BuildOptions())
     assert appended and not [p for p in result.problems if "changed" in p.message]
     assert_pages_agree_with_sessions_json(out)
     before = len(json.loads((out / "sessions.json").read_text())["sessions"])
 
-    monkeypatch.setattr(site, "_navigation", original)
+    monkeypatch.setattr(site, "navigation", original)
     site.build([logs], out, site.BuildOptions())  # the next build sees the new lines
     after = json.loads((out / "sessions.json").read_text())["sessions"]
     assert len(after) == before + 1  # the subagent appended during the first build

@@ -17,7 +17,6 @@ import pickle
 import tempfile
 import time
 import traceback
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -35,7 +34,8 @@ from .discover import default_roots, discover, pick_readers
 from .model import Problem, Session
 from .readers import SessionSource, registry
 from .redact import redact_session
-from .render import Link, PageNav, RenderedPage, Renderer, theme_search_path
+from .order import navigation, site_order
+from .render import PageNav, RenderedPage, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
 from .writer import MANIFEST, SiteWriter
@@ -90,32 +90,6 @@ def read_source(source: SessionSource, book: PriceBook | None, redact: bool = Fa
     return sessions, []
 
 
-def _order(summaries: list[SessionSummary]) -> list[SessionSummary]:
-    """Top-level sessions newest first; each followed by its descendants in reading order."""
-    children = defaultdict(list)
-    known = {(s.family, s.id) for s in summaries}
-    for s in summaries:
-        if s.parent and (s.family, s.parent) in known:
-            children[(s.family, s.parent)].append(s)
-    tops = [s for s in summaries if not (s.parent and (s.family, s.parent) in known)]
-    tops.sort(key=lambda s: (s.started_at or "", s.page), reverse=True)
-    ordered: list[SessionSummary] = []
-    placed: set[str] = set()
-
-    def add(summary: SessionSummary) -> None:
-        if summary.page in placed:  # a log claiming to be its own ancestor must not loop
-            return
-        placed.add(summary.page)
-        ordered.append(summary)
-        for child in children.get((summary.family, summary.id), []):
-            add(child)
-
-    for top in tops:
-        add(top)
-    ordered.extend(s for s in summaries if s.page not in placed)
-    return ordered
-
-
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     result = BuildResult(out)
     started_ns = time.time_ns()
@@ -154,11 +128,11 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         for state in per_source:
             result.summaries.extend(state.summaries)
             result.problems.extend(state.problems)
-        result.summaries = _order(result.summaries)
+        result.summaries = site_order(result.summaries)
 
         # Pass 2: pages, each worker writing its own files atomically; a source whose pages
         # would come out the same is left as it is.
-        all_navs = _navigation(result.summaries)
+        all_navs = navigation(result.summaries)
         writer = SiteWriter(out)
         tasks = []
         for index, source in enumerate(sources):
@@ -400,29 +374,6 @@ def _load_one(reference: str, options: BuildOptions) -> Session:
     from .catalog import load_session  # catalog builds on this module
 
     return load_session(reference, [], options.format, options.prices, options.redact)
-
-
-def _navigation(summaries: list[SessionSummary]) -> dict[str, tuple[PageNav, SessionSummary]]:
-    """Each page's slug -> its nav links (prev/next in index order, parent, children)."""
-    by_id = {}
-    for s in summaries:
-        by_id.setdefault((s.family, s.id), s)
-    navs = {}
-    for index, s in enumerate(summaries):
-        slug = Path(s.page).stem
-        link = lambda other: Link(other.title, Path(other.page).name)  # noqa: E731 - pages are siblings
-        nav = PageNav(slug)
-        if index > 0:
-            nav.prev = link(summaries[index - 1])
-        if index + 1 < len(summaries):
-            nav.next = link(summaries[index + 1])
-        parent = by_id.get((s.family, s.parent))
-        if s.parent and parent:
-            nav.parent = link(parent)
-        kids = [by_id[(s.family, cid)] for cid in s.children if (s.family, cid) in by_id]
-        nav.children = {kid.id: Link(kid.title, Path(kid.page).name, kid) for kid in kids}
-        navs[slug] = (nav, s)
-    return navs
 
 
 def sessions_json(summaries: list[SessionSummary], renderer: Renderer) -> bytes:
