@@ -81,12 +81,14 @@ def test_a_touched_but_unchanged_log_is_neither_read_nor_rendered(logs, tmp_path
     first = snapshot(out)
     reads.clear()
     renders.clear()
+    index_written = (out / "index.html").stat().st_mtime_ns
     for log in logs.rglob("*.jsonl"):
         stat = log.stat()
         os.utime(log, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
     site.build([logs], out, site.BuildOptions())
     assert reads == [] and renders == []  # the content digest decided, not the mtime
     assert snapshot(out) == first
+    assert (out / "index.html").stat().st_mtime_ns == index_written  # nor the site-wide files
     reads.clear()
     site.build([logs], out, site.BuildOptions())
     assert reads == []  # and the new mtimes were remembered

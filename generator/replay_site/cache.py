@@ -147,6 +147,10 @@ class BuildCache:
         written = record.get("written", [])
         return written if all((out / name).is_file() for name in written) else None
 
+    def same_sources(self) -> bool:
+        """Whether this build recorded exactly the sources the last one did (none new, none gone)."""
+        return self.records.keys() == self.fresh.keys()
+
     def remember(self, source, states: list[FileState] | None, summaries: list[SessionSummary],
                  problems: list[Problem], navs: dict[str, Any], written: list[str]) -> None:
         """Record what this build made of `source`; without file states (the log changed while

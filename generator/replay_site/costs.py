@@ -36,12 +36,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import genai_prices
-from genai_prices import data as _bundled_data
-from genai_prices import types as gp
-from genai_prices.data_snapshot import DataSnapshot, find_provider_by_id
+from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 from .model import Cost, Session, Step, Usage
+
+if TYPE_CHECKING:
+    from genai_prices import types as gp
+    from genai_prices.data_snapshot import DataSnapshot
 
 __all__ = [
     "ModelRates",
@@ -55,10 +57,17 @@ __all__ = [
 
 _MTOK = Decimal(1_000_000)
 
-# Our own snapshot of the bundled table rather than `genai_prices.calc_price`:
-# that goes through a process-wide snapshot which `UpdatePrices` may swap for
-# one fetched over the network. Pricing must be offline and reproducible.
-_SNAPSHOT = DataSnapshot(providers=_bundled_data.providers, from_auto_update=False)
+
+@lru_cache(maxsize=1)
+def _snapshot() -> DataSnapshot:
+    """Our own snapshot of the bundled table rather than `genai_prices.calc_price`: that goes
+    through a process-wide snapshot which `UpdatePrices` may swap for one fetched over the
+    network. Pricing must be offline and reproducible. Loaded on first use: importing the
+    table costs more than a whole rebuild with nothing to price."""
+    from genai_prices import data
+    from genai_prices.data_snapshot import DataSnapshot
+
+    return DataSnapshot(providers=data.providers, from_auto_update=False)
 
 # Steps with no timestamp are priced at one fixed instant instead of "now" (the
 # library default), so the same input always builds the same figures. Far in
@@ -163,7 +172,7 @@ def pricing_source(book: PriceBook | None = None) -> str:
 
     Only the overrides file's name is given: built pages never carry absolute paths.
     """
-    source = f"genai-prices {genai_prices.__version__}"
+    source = f"genai-prices {version('genai-prices')}"
     if book is not None and book.path is not None:
         source += f" + overrides {book.path.name}"
     return source
@@ -213,11 +222,14 @@ def _without_provider(model: str) -> str:
 @lru_cache(maxsize=1024)
 def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
     """genai-prices' provider and model for a model string, honouring a "provider/" prefix."""
+    from genai_prices.data_snapshot import find_provider_by_id
+
+    snapshot = _snapshot()
     attempts: list[tuple[str, str | None]] = []
     if "/" in model:
         prefix, rest = model.split("/", 1)
         # "anthropic/claude-..." is a provider hint; "local/x" is not a provider, just a name.
-        if find_provider_by_id(_SNAPSHOT.providers, prefix):
+        if find_provider_by_id(snapshot.providers, prefix):
             attempts.append((rest, prefix))
         attempts.append((rest, None))
     attempts.append((model, None))
@@ -226,7 +238,7 @@ def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
     attempts.extend((name, "aws") for name, _ in list(attempts) if "." in name)
     for model_ref, provider_id in attempts:
         try:
-            return _SNAPSHOT.find_provider_model(model_ref, None, provider_id, None)
+            return snapshot.find_provider_model(model_ref, None, provider_id, None)
         except LookupError:
             continue
     return None
@@ -234,8 +246,10 @@ def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
 
 def _genai_usage(usage: Usage) -> gp.Usage:
     """Our usage in genai-prices' terms: input and cache writes are totals there (see module doc)."""
+    from genai_prices.types import Usage as GenaiUsage
+
     cache_write = usage.cache_write_5m + usage.cache_write_1h
-    return gp.Usage(
+    return GenaiUsage(
         input_tokens=usage.input + usage.cache_read + cache_write,
         output_tokens=usage.output,  # includes reasoning; reasoning is not passed, so never billed twice
         cache_read_tokens=usage.cache_read,
@@ -292,7 +306,7 @@ class _Plan:
 
 def _unit_price(price: Decimal | gp.TieredPrices, total_input: int) -> Decimal:
     """A tiered price applies its highest tier whose start the request's whole input passes."""
-    if not isinstance(price, gp.TieredPrices):
+    if isinstance(price, Decimal):
         return price
     return next((tier.price for tier in reversed(price.tiers) if total_input > tier.start), price.base)
 
@@ -306,6 +320,7 @@ def _plan(prices: gp.ModelPrice) -> _Plan:
         return known[1]
     # genai-prices' own unit resolution (pinned version): which units the set prices, and
     # how a token of each of our fields splits among them (the split is linear).
+    from genai_prices import types as gp
     from genai_prices.units import _get_registry
     from genai_prices.validation import validate_priced_units
 

@@ -27,7 +27,7 @@ import orjson
 
 from . import __version__, search
 from .cache import BuildCache, FileState, file_states, same_bytes, settings_key, with_digests
-from .site_record import code_digest, output_states, site_record_path, tree_listing, write_json
+from .site_record import code_digest, output_states, site_record_path, tree_listing, unchanged_outputs, write_json
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
@@ -154,6 +154,19 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
             cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
             tick()
 
+    site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key)
+    if site_files is not None:  # every page kept: the index, sessions.json and assets would come out the same
+        writer.written |= site_files
+    else:
+        _write_site_files(out, writer, result, picker, options)
+    writer.finish()
+    cache.save()
+    _record_site(out, result, started_ns, inputs, listing, writer.written, options, cache.key)
+    return result
+
+
+def _write_site_files(out: Path, writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions) -> None:
+    """The files made from all sessions together: assets, comparisons, index, sessions.json, search."""
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
@@ -163,10 +176,6 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     # A page written as a notice (its log changed mid-build) has no search shard.
     shard_paths = (out / search.shard_name(Path(s.page).stem) for s in result.summaries)
     writer.write("assets/search.js", search.index_script(path.read_bytes() for path in shard_paths if path.is_file()))
-    writer.finish()
-    cache.save()
-    _record_site(out, result, started_ns, inputs, listing, writer.written, options)
-    return result
 
 
 def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
@@ -176,7 +185,7 @@ def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
 
 
 def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], listing: str | None,
-                 written: set[str], options: BuildOptions) -> None:
+                 written: set[str], options: BuildOptions, key: str) -> None:
     """What entry.py needs to answer the same command again without building (cache.py)."""
     outputs = output_states(out, written | {MANIFEST})
     if listing is None or outputs is None or options.compare or not options.incremental:
@@ -185,6 +194,7 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
     folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
     write_json(site_record_path(out), {
         "started_ns": started_ns,
+        "key": key,
         "code": code_digest(),
         "inputs": [str(path) for path in inputs],
         "listing": listing,

@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .writer import MANIFEST
+
 
 def cache_folder() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -74,6 +76,18 @@ def output_states(out: Path, names: set[str]) -> dict[str, list[int]] | None:
             return None
         states[name] = [stat.st_size, stat.st_mtime_ns]
     return states
+
+
+def unchanged_outputs(out: Path, key: str) -> set[str] | None:
+    """The files the last build of `out` with settings `key` wrote, when all are still as it
+    left them (the manifest aside: the writer writes that anew)."""
+    try:
+        record = json.loads(site_record_path(out).read_text())
+        if record["key"] != key or output_states(out, set(record["outputs"])) != record["outputs"]:
+            return None
+        return set(record["outputs"]) - {MANIFEST}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def write_json(path: Path, value: Any) -> None:
