@@ -119,7 +119,7 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
             per_source.append(_SourceState(*cached))
             tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool, \
-            _executor(options.jobs, _bytes_of(sources[i] for i in stale)) as pool:
+            _executor(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
         reads = pool.map(partial(_read_and_summarize, options=options, spool=spool), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
@@ -369,9 +369,10 @@ class _InlineExecutor:
 BYTES_PER_WORKER = 16 << 20
 
 
-def _executor(jobs: int, work_bytes: int):
-    """Workers for the build: `jobs` when given, else as many as the bytes to read pay for."""
-    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER)
+def _executor(jobs: int, work_bytes: int, sources: int):
+    """Workers for the build: `jobs` when given, else as many as the bytes to read pay for
+    (never more than sources to read, nor than cores)."""
+    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
     if workers <= 1:
         return _InlineExecutor()
     # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
