@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import pickle
 import tempfile
 import time
 import traceback
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import orjson
 
-from . import __version__, search
+from . import __version__, search, spool
 from .cache import BuildCache, FileState, file_states, same_bytes, settings_key, with_digests
 from .site_record import code_digest, output_states, site_record_path, tree_listing, unchanged_outputs, write_json
 from .compare_site import ComparePicker, write_comparisons
@@ -118,9 +117,9 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         else:
             per_source.append(_SourceState(*cached))
             tick()
-    with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool, \
+    with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
-        reads = pool.map(partial(_read_and_summarize, options=options, spool=spool), [(i, sources[i]) for i in stale])
+        reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spool_folder), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
@@ -251,7 +250,7 @@ def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessi
     return sessions, problems, states
 
 
-def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool: str) -> _Read:
+def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str) -> _Read:
     """Pass 1 for one source: read it (the only read of this build), keep its summaries and
     what a --compare pair names, and spool its sessions to disk for pass 2."""
     index, source = task
@@ -269,19 +268,7 @@ def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, 
                 picker.offer(source, session, slug, session is top)
     except Exception as exc:  # one odd source must not cost the user the whole site
         return _Read([], [_failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
-    return _Read(summaries, problems, picker, states, _spool(sessions, Path(spool) / f"{index}.pickle"))
-
-
-def _spool(sessions: list[Session], path: Path) -> str | None:
-    """Pass 2 takes the sessions from here rather than reading the log again: cheaper than
-    parsing, and the very bytes the summaries came from however the log grew meanwhile."""
-    try:
-        with path.open("wb") as stream:
-            pickle.dump(sessions, stream, protocol=pickle.HIGHEST_PROTOCOL)
-    except (OSError, RecursionError, pickle.PicklingError, TypeError, AttributeError):
-        path.unlink(missing_ok=True)
-        return None  # pass 2 reads the log again, and checks it saw the same bytes
-    return str(path)
+    return _Read(summaries, problems, picker, states, spool.write(sessions, Path(spool_folder) / f"{index}.pickle"))
 
 
 def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
@@ -289,11 +276,7 @@ def _sessions_again(source: SessionSource, spooled: str | None, states: list[Fil
     """The sessions pass 1 summarized: from the spool, else read again when the bytes are the
     same ones (None when the log changed since)."""
     if spooled:
-        path = Path(spooled)
-        with path.open("rb") as stream:
-            sessions = pickle.load(stream)
-        path.unlink()
-        return sessions
+        return spool.read(spooled)
     sessions, _, now = _read_once(source, options)
     return sessions if same_bytes(now, states) else None
 
@@ -364,9 +347,11 @@ class _InlineExecutor:
 
 
 # Starting a spawned worker (interpreter, jinja2, pygments, prices) costs about half a
-# second of a core; below this much log to read per worker, one process is faster.
-# Measured with tests/benchmark.py on 2 cores.
-BYTES_PER_WORKER = 16 << 20
+# second of a core and ~40 MiB, and the parent waits meanwhile. On the 2-core development
+# machine (shared with other jobs) the 80 MiB benchmark corpus built in 11.9 s wall,
+# 8.5 s CPU, 55 MiB peak PSS in one process, and 16.9 s, 9.8 s, 116 MiB with two workers;
+# so workers are started only for more than this much log to read each.
+BYTES_PER_WORKER = 64 << 20
 
 
 def _executor(jobs: int, work_bytes: int, sources: int):
