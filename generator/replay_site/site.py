@@ -11,6 +11,7 @@ exactly the bytes that were read.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import tempfile
@@ -299,18 +300,25 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
         for slug, (nav, summary) in navs.items():
             _write_page(writer, slug, renderer.failed_page(summary, nav, detail))
         return writer.written, [Problem("warning", detail, source.rel)] if navs else [], False
-    for top in sessions:
-        for session in top.walk():
-            slug = page_slug(session, session.source)
-            nav, summary = navs[slug]
-            try:
-                page = renderer.session_page(session, summary, nav)
-            except Exception as exc:  # one unrenderable session must not cost the user the site
-                detail = traceback.format_exception_only(exc)[-1].strip()
-                problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
-                page = renderer.failed_page(summary, nav, detail)
-            _write_page(writer, slug, page)
-            writer.write(search.shard_name(slug), search.session_shard(session, summary.page))
+    # The sessions are trees of fresh objects that live exactly as long as their pages take:
+    # left to the cycle collector, every collection while rendering walks all of them again
+    # (a 10,000-step session rendered 2x slower from the spool than from a fresh read).
+    gc.freeze()
+    try:
+        for top in sessions:
+            for session in top.walk():
+                slug = page_slug(session, session.source)
+                nav, summary = navs[slug]
+                try:
+                    page = renderer.session_page(session, summary, nav)
+                except Exception as exc:  # one unrenderable session must not cost the user the site
+                    detail = traceback.format_exception_only(exc)[-1].strip()
+                    problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
+                    page = renderer.failed_page(summary, nav, detail)
+                _write_page(writer, slug, page)
+                writer.write(search.shard_name(slug), search.session_shard(session, summary.page))
+    finally:
+        gc.unfreeze()
     return writer.written, problems, True
 
 
