@@ -1,43 +1,243 @@
 """Build-speed benchmark (not a test: speed is measured here, never asserted in tests).
 
-    python tests/benchmark.py [--copies N] [--jobs 1 2 ...]
+    python tests/benchmark.py --size small|medium|large [--formats claude gptme codex] [--runs 3]
+                              [--jobs 0] [--keep DIR] [--long]
 
-Builds a site from N copies of the real corpus (../shared/corpus, or REPLAY_SITE_CORPUS),
-falling back to tests/data, once per --jobs value, and prints sessions, steps and seconds.
+Generates a deterministic corpus (tests/benchmark_corpus.py), then times, each as a fresh
+`replay-site build` process (the console entry, so imports count): a cold build (empty
+output and cache), a rebuild with nothing changed, one log touched (mtime only), one turn
+appended to one log, and with --long a 10,000-step session. The floor runs in the same
+session: read + orjson-parse every line + escape every string + write the same bytes, with
+1 and 2 processes. Medians of --runs alternating runs. Reported per scenario: wall and CPU
+seconds, peak PSS of the whole process tree (sampled from /proc/*/smaps_rollup), output
+bytes, and the cold build's ratio to the floor. claude-code-log and claude-code-transcripts
+are timed on the Claude part when they are on PATH.
 """
 from __future__ import annotations
 
 import argparse
+import html
+import os
+import random
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from multiprocessing import Pool
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import CORPUS, DATA  # noqa: E402
+import orjson
 
-from replay_site import site  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))
+import benchmark_corpus  # noqa: E402
+
+GENERATOR = Path(__file__).resolve().parents[1] / "generator"
+# The console entry; checkouts from before entry.py existed (--generator) run the typer app.
+ENTRY = ("import sys\ntry:\n    from replay_site.entry import main\nexcept ImportError:\n    from replay_site.cli import app as main\n"
+         "sys.argv[0] = 'replay-site'\nmain()")
+
+
+def _tree_pss_kib(root: int) -> int:
+    """PSS of `root` and all its descendants, in KiB."""
+    pending, total = [root], 0
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as stream:
+                total += next(int(line.split()[1]) for line in stream if line.startswith("Pss:"))
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as stream:
+                    pending.extend(int(child) for child in stream.read().split())
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total
+
+
+def measure(command: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Wall and CPU seconds and peak tree PSS (MiB) of one command run to completion."""
+    before = os.times()
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+
+    def sample() -> None:
+        nonlocal peak
+        while process.poll() is None:
+            peak = max(peak, _tree_pss_kib(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    _, errors = process.communicate()
+    wall = time.perf_counter() - start
+    sampler.join()
+    after = os.times()
+    if process.returncode:
+        raise SystemExit(f"{' '.join(command)} failed:\n{errors.decode()[-2000:]}")
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"wall": wall, "cpu": cpu, "pss": peak / 1024}
+
+
+def _floor_file(task: tuple[str, str]) -> int:
+    source, target = task
+    escaped: list[str] = []
+
+    def walk(value) -> None:
+        if isinstance(value, str):
+            escaped.append(html.escape(value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                escaped.append(html.escape(key))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    with open(source, "rb") as stream:
+        for line in stream:
+            if line.strip():
+                try:
+                    walk(orjson.loads(line))
+                except orjson.JSONDecodeError:
+                    pass
+    data = "\n".join(escaped).encode()
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_bytes(data)
+    return len(data)
+
+
+def floor(corpus: Path, out: Path, processes: int) -> None:
+    """The least any generator must do: read, parse, escape and write every byte once."""
+    tasks = [(str(path), str(out / f"{index}.txt")) for index, path in enumerate(sorted(corpus.rglob("*.jsonl")))]
+    if processes == 1:
+        for task in tasks:
+            _floor_file(task)
+    else:
+        with Pool(processes) as pool:
+            pool.map(_floor_file, tasks, chunksize=4)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+class Bench:
+    def __init__(self, work: Path, jobs: int, generator: Path):
+        self.work, self.jobs = work, jobs
+        self.env = {**os.environ, "PYTHONPATH": str(generator), "XDG_CACHE_HOME": str(work / "cache")}
+
+    def build(self, corpus: Path, out: Path) -> dict[str, float]:
+        result = measure([sys.executable, "-c", ENTRY, "build", str(corpus), "-o", str(out), "-q", "-j", str(self.jobs)], self.env)
+        result["bytes"] = folder_bytes(out)
+        return result
+
+    def cold(self, corpus: Path, out: Path) -> dict[str, float]:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(self.work / "cache", ignore_errors=True)
+        return self.build(corpus, out)
+
+    def floor(self, corpus: Path, processes: int) -> dict[str, float]:
+        out = self.work / "floor"
+        shutil.rmtree(out, ignore_errors=True)
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import benchmark; " \
+               f"benchmark.floor(__import__('pathlib').Path({str(corpus)!r}), __import__('pathlib').Path({str(out)!r}), {processes})"
+        result = measure([sys.executable, "-c", code], self.env)
+        result["bytes"] = folder_bytes(out)
+        return result
+
+
+def median(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+
+
+def peers(corpus: Path, work: Path) -> dict[str, dict[str, float]]:
+    """The other generators on the Claude part, when installed (never project dependencies)."""
+    found = {}
+    claude = corpus / "claude"
+    commands = {
+        "claude-code-log": lambda out: ["claude-code-log", str(claude), "--all-projects", "-o", str(out)],
+        "claude-code-transcripts": lambda out: ["claude-code-transcripts", "all", "-s", str(claude), "-o", str(out)],
+    }
+    for name, command in commands.items():
+        if claude.is_dir() and shutil.which(name):
+            out = work / name
+            shutil.rmtree(out, ignore_errors=True)
+            try:
+                found[name] = measure(command(out), dict(os.environ)) | {"bytes": folder_bytes(out) if out.exists() else 0}
+            except SystemExit as failure:
+                print(f"{name}: {failure}", file=sys.stderr)
+    return found
+
+
+def row(name: str, figures: dict[str, float], floor_wall: float | None = None) -> str:
+    ratio = f"{figures['wall'] / floor_wall:.1f}×" if floor_wall else ""
+    return (f"| {name} | {figures['wall']:.2f} | {figures['cpu']:.2f} | {figures['pss']:.0f} | "
+            f"{figures.get('bytes', 0) / 2**20:.1f} | {ratio} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", type=int, default=8)
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--size", choices=sorted(benchmark_corpus.SIZES), default="small")
+    parser.add_argument("--formats", nargs="+", default=["claude", "gptme", "codex"])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=0, help="-j for replay-site (0 = auto)")
+    parser.add_argument("--long", action="store_true", help="also time a 10,000-step session")
+    parser.add_argument("--peers", action="store_true", help="also time claude-code-log / claude-code-transcripts when installed")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it (the corpus is reused)")
+    parser.add_argument("--generator", type=Path, default=GENERATOR, help="the replay_site package's parent folder to time")
     args = parser.parse_args()
-    origin = CORPUS if CORPUS.is_dir() else DATA
-    with tempfile.TemporaryDirectory() as temp:
-        logs = Path(temp) / "logs"
-        for copy in range(args.copies):
-            shutil.copytree(origin, logs / f"copy-{copy}", ignore=shutil.ignore_patterns("*.md"))
-        print(f"{args.copies} copies of {origin}")
-        for jobs in args.jobs:
-            out = Path(temp) / f"site-{jobs}"
-            start = time.perf_counter()
-            result = site.build([logs], out, site.BuildOptions(jobs=jobs))
-            seconds = time.perf_counter() - start
-            print(f"jobs={jobs}: {len(result.summaries)} sessions, {result.steps} steps in {seconds:.2f}s "
-                  f"({result.steps / seconds:.0f} steps/s)")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="replay-bench-"))
+    try:
+        run(work, args)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(work: Path, args: argparse.Namespace) -> None:
+    corpus = work / f"corpus-{args.size}"
+    if not corpus.is_dir():
+        benchmark_corpus.make_corpus(corpus, args.size, args.formats)
+    logs = sorted(corpus.rglob("*.jsonl"))
+    print(f"corpus: {args.size}, {', '.join(args.formats)}: {len(logs)} log files, {folder_bytes(corpus) / 2**20:.1f} MiB")
+    bench, out = Bench(work, args.jobs, args.generator), work / "site"
+    cold, floor1, floor2 = [], [], []
+    for _ in range(args.runs):  # alternating, so that machine load hits both alike
+        cold.append(bench.cold(corpus, out))
+        floor1.append(bench.floor(corpus, 1))
+        floor2.append(bench.floor(corpus, 2))
+    noop, touch, append = [], [], []
+    rng = random.Random(5)
+    victim = next(path for path in logs if "subagents" not in path.parts)
+    for _ in range(args.runs):
+        noop.append(bench.build(corpus, out))
+        os.utime(victim)
+        touch.append(bench.build(corpus, out))
+        if "claude" in victim.parts:
+            with victim.open("a") as stream:
+                stream.write(benchmark_corpus.claude_turn(rng, victim))
+        else:
+            victim.write_bytes(victim.read_bytes() + victim.read_bytes().splitlines(keepends=True)[-1])
+        append.append(bench.build(corpus, out))
+    floor_wall = min(median(floor1)["wall"], median(floor2)["wall"])
+    print("\n| scenario | wall s | CPU s | peak PSS MiB | output MiB | × floor |\n|---|---|---|---|---|---|")
+    print(row("floor, 1 process", median(floor1)))
+    print(row("floor, 2 processes", median(floor2)))
+    print(row(f"cold build (-j {args.jobs or 'auto'})", median(cold), floor_wall))
+    print(row("rebuild, nothing changed", median(noop)))
+    print(row("one log touched", median(touch)))
+    print(row("one turn appended", median(append)))
+    if args.long:
+        long_corpus = work / "long"
+        if not long_corpus.is_dir():
+            benchmark_corpus.long_session(long_corpus)
+        print(row("one 10,000-step session, cold", median([bench.cold(long_corpus, work / "long-site") for _ in range(args.runs)])))
+    if args.peers:
+        for name, figures in peers(corpus, work).items():
+            print(row(f"{name}, cold (Claude part)", figures, floor_wall))
 
 
 if __name__ == "__main__":

@@ -285,7 +285,7 @@ def test_never_touches_the_network(monkeypatch: pytest.MonkeyPatch):
     session = _mixed_session()
     price_session(session)
     assert session.cost.priced_steps > 0
-    assert costs._SNAPSHOT.from_auto_update is False  # our own bundled snapshot, not UpdatePrices'
+    assert costs._snapshot().from_auto_update is False  # our own bundled snapshot, not UpdatePrices'
 
 
 def test_ten_thousand_steps_look_each_model_up_once():
@@ -299,3 +299,29 @@ def test_ten_thousand_steps_look_each_model_up_once():
     info = costs._resolve.cache_info()
     assert (info.misses, info.hits) == (3, 9_997)
     assert session.cost.priced_steps == 6_667 and session.cost.unpriced_steps == 3_333
+
+
+def test_step_arithmetic_equals_genai_prices_for_every_model_in_the_table():
+    """costs._Plan replaces genai-prices' per-call unit resolution with sums worked out once
+    per price set; it must give the library's own Decimal total, to the last digit, for every
+    model and price period of the pinned table and usages on both sides of every tier
+    (200,001 input tokens crosses the common 200k cliff; cached input counts toward it)."""
+    usages = [Usage(input=1234, output=567), Usage(input=3, output=9, cache_read=150_000, cache_write_5m=60_000),
+              Usage(input=200_001, output=1, cache_write_1h=7), Usage(output=42, reasoning=40),
+              Usage(input=10, cache_read=1_000_000, cache_write_5m=5, cache_write_1h=3_000_000, output=2)]
+    moments = [datetime(2024, 6, 1, 3, tzinfo=UTC), datetime(2026, 1, 15, 17, 30, tzinfo=UTC), costs._UNDATED]
+    compared = 0
+    for provider in costs._snapshot().providers:
+        for model in provider.models:
+            for moment in moments:
+                prices = model.get_prices(moment)
+                if prices.input_mtok is None and prices.output_mtok is None:
+                    continue
+                for usage in usages:
+                    try:
+                        expected = model.calc_price(costs._genai_usage(usage), provider, genai_request_timestamp=moment).total_price
+                    except ValueError:
+                        expected = None
+                    assert costs._plan(prices).usd(usage) == expected, (provider.id, model.id, moment, usage)
+                    compared += 1
+    assert compared > 1000

@@ -1,13 +1,15 @@
 """Incremental rebuilds: unchanged logs are not read again, unchanged pages not rewritten,
-and the site comes out exactly as a full build would."""
+and the site comes out exactly as a full build would. A build reads each log once."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from replay_site import site
+from replay_site.render import Renderer
 
 DATA = Path(__file__).parent / "data"
 
@@ -34,20 +36,62 @@ def reads(monkeypatch) -> list[str]:
     return seen
 
 
+@pytest.fixture
+def renders(monkeypatch) -> list[str]:
+    """The session pages rendered, by id."""
+    seen: list[str] = []
+    original = Renderer.session_page
+
+    def counting(self, session, *args, **kwargs):
+        seen.append(session.id)
+        return original(self, session, *args, **kwargs)
+
+    monkeypatch.setattr(Renderer, "session_page", counting)
+    return seen
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_a_rebuild_of_unchanged_logs_reads_nothing_and_changes_nothing(logs, tmp_path, reads):
+def test_a_build_reads_each_log_once(logs, tmp_path, reads, renders):
+    site.build([logs], tmp_path / "site", site.BuildOptions())
+    # 4 sources (the glue session folder holds a session and its subagent: 5 pages)
+    assert sorted(reads) == sorted(set(reads)) and len(reads) == 4
+    assert len(renders) == 5 == len(set(renders))
+
+
+def test_a_rebuild_of_unchanged_logs_reads_nothing_and_changes_nothing(logs, tmp_path, reads, renders):
     out = tmp_path / "site"
     site.build([logs], out, site.BuildOptions())
     first_reads, first = len(reads), snapshot(out)
     assert first_reads > 0
+    renders.clear()
     pages = {p: p.stat().st_mtime_ns for p in (out / "sessions").glob("*.html")}
     site.build([logs], out, site.BuildOptions())
     assert len(reads) == first_reads  # no source read again, in either pass
+    assert renders == []
     assert snapshot(out) == first
     assert {p: p.stat().st_mtime_ns for p in pages} == pages  # not even rewritten
+
+
+def test_a_touched_but_unchanged_log_is_neither_read_nor_rendered(logs, tmp_path, reads, renders):
+    out = tmp_path / "site"
+    site.build([logs], out, site.BuildOptions())
+    first = snapshot(out)
+    reads.clear()
+    renders.clear()
+    index_written = (out / "index.html").stat().st_mtime_ns
+    for log in logs.rglob("*.jsonl"):
+        stat = log.stat()
+        os.utime(log, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    site.build([logs], out, site.BuildOptions())
+    assert reads == [] and renders == []  # the content digest decided, not the mtime
+    assert snapshot(out) == first
+    assert (out / "index.html").stat().st_mtime_ns == index_written  # nor the site-wide files
+    reads.clear()
+    site.build([logs], out, site.BuildOptions())
+    assert reads == []  # and the new mtimes were remembered
 
 
 def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_path, reads):
@@ -68,8 +112,9 @@ def test_neighbours_of_a_new_session_are_rendered_again(logs, tmp_path, reads):
     shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / "copy-of-ex1")
     reads.clear()
     site.build([logs], out, site.BuildOptions())
-    # pass 1 reads only the new source; pass 2 renders it and the pages whose prev/next changed
-    assert reads.count("glue/copy-of-ex1") == 2
+    # pass 1 reads only the new source (once: pass 2 takes it from the spool) and the
+    # sources whose pages' prev/next changed
+    assert reads.count("glue/copy-of-ex1") == 1
     assert len(set(reads)) < 6
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)

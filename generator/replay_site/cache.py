@@ -1,63 +1,105 @@
 """Incremental builds: what the last build of the same output folder learned, per source.
 
-A source whose files (path, size, mtime) are unchanged is not read again in the first pass:
-its summaries come from here. Its pages are not rendered again either when, besides, each
-page's neighbours and figures are unchanged (a new session elsewhere can change a page's
-previous/next links) and the files are still on disk. Anything that shapes pages — this
-package's code, the theme, the title, prices, redaction — is part of the cache's key, so a
-change there starts from scratch. The cache lives in the user's cache folder, never in the
-site, so that a site stays byte-identical however it was built.
+A source is unchanged when every one of its files holds the same bytes as when the last
+build read it. Deciding that reads no log in the common case: a file whose size, mtime and
+inode are the recorded ones is taken as is; a file that was only touched (mtime changed,
+bytes not) is recognised by its content digest (the whole file when small, head + tail +
+size when large) and is not read again either. An unchanged source's summaries come from
+here, and its pages are not rendered again when, besides, each page's neighbours and
+figures are unchanged (a new session elsewhere can change a page's previous/next links) and
+the files are still on disk. Anything that shapes pages — this package's code, the theme,
+the title, prices, redaction — is part of the cache's key, so a change there starts from
+scratch. The cache lives in the user's cache folder, never in the site, so that a site
+stays byte-identical however it was built.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .model import Problem
-from .readers import SessionSource
+from .site_record import cache_folder, code_digest, tree_digest, write_json
 from .summary import ModelFigures, SessionSummary
 
+# Logs up to this size are hashed whole; larger ones by their first and last EDGE_BYTES and
+# their size (an append always changes the size; hashing a 30 MB log whole on every
+# touch would cost more than the rest of a no-op rebuild).
+WHOLE_DIGEST_BYTES = 4 << 20
+EDGE_BYTES = 256 << 10
 
-def cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "replay-site"
+# One file as a build saw it: [path, size, mtime_ns, inode, content digest].
+FileState = list
 
 
 def _digest(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) -> str:
-    """Content hash of every file under `folders` (of the given suffixes)."""
-    digest = hashlib.sha1()
-    for folder in folders:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and (suffixes is None or path.suffix in suffixes):
-                digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:
+    return _digest([__version__, code_digest(), tree_digest(theme_folders), settings])
+
+
+def content_digest(path: Path, size: int) -> str:
+    """Digest of the first `size` bytes of `path`: all of them when few, else head + tail + size."""
+    digest = hashlib.blake2b(str(size).encode(), digest_size=20)
+    with path.open("rb") as stream:
+        if size <= WHOLE_DIGEST_BYTES:
+            digest.update(stream.read(size))
+        else:
+            digest.update(stream.read(EDGE_BYTES))
+            stream.seek(size - EDGE_BYTES)
+            digest.update(stream.read(EDGE_BYTES))
     return digest.hexdigest()
 
 
-def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:
-    code = _tree_digest([Path(__file__).parent], (".py",))
-    return _digest([__version__, code, _tree_digest(theme_folders), settings])
-
-
-def fingerprint(source: SessionSource) -> str:
-    """Changes whenever any file of the source is touched, grows or is replaced."""
-    files = []
-    for path in source.files:
+def file_states(paths: tuple[Path, ...]) -> list[FileState] | None:
+    """The files' stat identity (no digest yet); None when one is missing or unreadable."""
+    states = []
+    for path in paths:
         try:
             stat = path.stat()
         except OSError:
-            return ""
-        files.append([str(path), stat.st_size, stat.st_mtime_ns])
-    return _digest([source.format, source.rel, str(source.root), files])
+            return None
+        states.append([str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino, ""])
+    return states
+
+
+def with_digests(states: list[FileState]) -> list[FileState] | None:
+    try:
+        return [[path, size, mtime, inode, content_digest(Path(path), size)] for path, size, mtime, inode, _ in states]
+    except OSError:
+        return None
+
+
+def still_the_same(recorded: list[FileState], paths: tuple[Path, ...]) -> list[FileState] | None:
+    """The files' current states when they hold the recorded bytes, else None. Files whose
+    stat is unchanged are not opened; a touched file is hashed, never parsed."""
+    current = file_states(paths)
+    if current is None or len(current) != len(recorded):
+        return None
+    for now, then in zip(current, recorded):
+        if now[:4] == then[:4]:
+            now[4] = then[4]
+            continue
+        if now[0] != then[0] or now[1] != then[1]:
+            return None  # another file, or other size: changed without reading a byte
+        try:
+            now[4] = content_digest(Path(now[0]), now[1])
+        except OSError:
+            return None
+        if now[4] != then[4]:
+            return None
+    return current
+
+
+def same_bytes(first: list[FileState] | None, second: list[FileState] | None) -> bool:
+    """Whether two readings of a source's files saw the same bytes (paths, sizes, digests)."""
+    return first is not None and second is not None and [s[:2] + s[4:] for s in first] == [s[:2] + s[4:] for s in second]
 
 
 def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
@@ -81,46 +123,49 @@ class BuildCache:
                 self.records = {}  # a missing or damaged cache only costs a full build
 
     @staticmethod
-    def _id(source: SessionSource) -> str:
+    def _id(source) -> str:
         return f"{source.format}\0{source.root}\0{source.rel}"
 
-    def _record(self, source: SessionSource) -> dict[str, Any] | None:
+    def lookup(self, source) -> tuple[list[SessionSummary], list[Problem], list[FileState]] | None:
+        """The source's summaries, problems and current file states when its bytes are the
+        ones the last build read; None when it must be read."""
         record = self.records.get(self._id(source))
-        return record if record and record.get("fingerprint") == fingerprint(source) else None
-
-    def summaries(self, source: SessionSource) -> tuple[list[SessionSummary], list[Problem]] | None:
-        record = self._record(source)
-        if record is None:
+        if not record or not isinstance(record.get("files"), list):
+            return None
+        states = still_the_same(record["files"], source.files)
+        if states is None:
             return None
         summaries = [SessionSummary(**{**item, "by_model": {k: ModelFigures(**v) for k, v in item["by_model"].items()}})
                      for item in record["summaries"]]
-        return summaries, [Problem(**item) for item in record["problems"]]
+        return summaries, [Problem(**item) for item in record["problems"]], states
 
-    def unchanged_pages(self, source: SessionSource, navs: dict[str, Any], out: Path) -> list[str] | None:
+    def unchanged_pages(self, source, navs: dict[str, Any], out: Path) -> list[str] | None:
         """The files written for `source` last time, when none of them needs writing again."""
-        record = self._record(source)
+        record = self.records.get(self._id(source))
         if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
             return None
-        files = record.get("files", [])
-        return files if all((out / name).is_file() for name in files) else None
+        written = record.get("written", [])
+        return written if all((out / name).is_file() for name in written) else None
 
-    def remember(self, source: SessionSource, summaries: list[SessionSummary], problems: list[Problem],
-                 navs: dict[str, Any], files: list[str]) -> None:
+    def same_sources(self) -> bool:
+        """Whether this build recorded exactly the sources the last one did (none new, none gone)."""
+        return self.records.keys() == self.fresh.keys()
+
+    def remember(self, source, states: list[FileState] | None, summaries: list[SessionSummary],
+                 problems: list[Problem], navs: dict[str, Any], written: list[str]) -> None:
+        """Record what this build made of `source`; without file states (the log changed while
+        it was read) nothing is recorded, so the next build reads it again."""
+        if states is None:
+            return
         self.fresh[self._id(source)] = {
-            "fingerprint": fingerprint(source),
+            "files": states,
             "summaries": [asdict(s) for s in summaries],
             "problems": [asdict(p) for p in problems],
             "pages": {slug: nav_key(value) for slug, value in navs.items()},
-            "files": sorted(files),
+            "written": sorted(written),
         }
 
     def save(self) -> None:
         """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "w") as stream:
-                json.dump({"key": self.key, "sources": self.fresh}, stream)
-            os.replace(temp, self.path)
-        except OSError:
-            pass  # a cache that cannot be written only makes the next build a full one
+        write_json(self.path, {"key": self.key, "sources": self.fresh})
+

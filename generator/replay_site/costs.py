@@ -36,12 +36,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import genai_prices
-from genai_prices import data as _bundled_data
-from genai_prices import types as gp
-from genai_prices.data_snapshot import DataSnapshot, find_provider_by_id
+from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 from .model import Cost, Session, Step, Usage
+
+if TYPE_CHECKING:
+    from genai_prices import types as gp
+    from genai_prices.data_snapshot import DataSnapshot
 
 __all__ = [
     "ModelRates",
@@ -55,10 +57,17 @@ __all__ = [
 
 _MTOK = Decimal(1_000_000)
 
-# Our own snapshot of the bundled table rather than `genai_prices.calc_price`:
-# that goes through a process-wide snapshot which `UpdatePrices` may swap for
-# one fetched over the network. Pricing must be offline and reproducible.
-_SNAPSHOT = DataSnapshot(providers=_bundled_data.providers, from_auto_update=False)
+
+@lru_cache(maxsize=1)
+def _snapshot() -> DataSnapshot:
+    """Our own snapshot of the bundled table rather than `genai_prices.calc_price`: that goes
+    through a process-wide snapshot which `UpdatePrices` may swap for one fetched over the
+    network. Pricing must be offline and reproducible. Loaded on first use: importing the
+    table costs more than a whole rebuild with nothing to price."""
+    from genai_prices import data
+    from genai_prices.data_snapshot import DataSnapshot
+
+    return DataSnapshot(providers=data.providers, from_auto_update=False)
 
 # Steps with no timestamp are priced at one fixed instant instead of "now" (the
 # library default), so the same input always builds the same figures. Far in
@@ -163,7 +172,7 @@ def pricing_source(book: PriceBook | None = None) -> str:
 
     Only the overrides file's name is given: built pages never carry absolute paths.
     """
-    source = f"genai-prices {genai_prices.__version__}"
+    source = f"genai-prices {version('genai-prices')}"
     if book is not None and book.path is not None:
         source += f" + overrides {book.path.name}"
     return source
@@ -213,11 +222,14 @@ def _without_provider(model: str) -> str:
 @lru_cache(maxsize=1024)
 def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
     """genai-prices' provider and model for a model string, honouring a "provider/" prefix."""
+    from genai_prices.data_snapshot import find_provider_by_id
+
+    snapshot = _snapshot()
     attempts: list[tuple[str, str | None]] = []
     if "/" in model:
         prefix, rest = model.split("/", 1)
         # "anthropic/claude-..." is a provider hint; "local/x" is not a provider, just a name.
-        if find_provider_by_id(_SNAPSHOT.providers, prefix):
+        if find_provider_by_id(snapshot.providers, prefix):
             attempts.append((rest, prefix))
         attempts.append((rest, None))
     attempts.append((model, None))
@@ -226,7 +238,7 @@ def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
     attempts.extend((name, "aws") for name, _ in list(attempts) if "." in name)
     for model_ref, provider_id in attempts:
         try:
-            return _SNAPSHOT.find_provider_model(model_ref, None, provider_id, None)
+            return snapshot.find_provider_model(model_ref, None, provider_id, None)
         except LookupError:
             continue
     return None
@@ -234,8 +246,10 @@ def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
 
 def _genai_usage(usage: Usage) -> gp.Usage:
     """Our usage in genai-prices' terms: input and cache writes are totals there (see module doc)."""
+    from genai_prices.types import Usage as GenaiUsage
+
     cache_write = usage.cache_write_5m + usage.cache_write_1h
-    return gp.Usage(
+    return GenaiUsage(
         input_tokens=usage.input + usage.cache_read + cache_write,
         output_tokens=usage.output,  # includes reasoning; reasoning is not passed, so never billed twice
         cache_read_tokens=usage.cache_read,
@@ -252,9 +266,71 @@ def _genai_usd(resolved: tuple[gp.Provider, gp.ModelInfo], usage: Usage, when: d
     prices = model.get_prices(when)
     if prices.input_mtok is None and prices.output_mtok is None:
         return None
-    try:
-        calc = model.calc_price(_genai_usage(usage), provider, genai_request_timestamp=when)
-    except ValueError:
-        # Only reachable with corrupt counts (e.g. negative): unknown, not a crash or $0.
-        return None
-    return float(calc.total_price)
+    usd = _plan(prices).usd(usage)
+    return None if usd is None else float(usd)
+
+
+@dataclass(frozen=True)
+class _PricedUnit:
+    price: Decimal | gp.TieredPrices
+    per: int
+    per_request: bool
+    shares: tuple[int, ...]  # how many of this unit one token of each _FIELDS field is
+
+
+# Our usage fields, in the order _PricedUnit.shares gives them.
+_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One genai-prices price set as plain arithmetic. genai-prices validates the set,
+    resolves its units and splits the usage into units on every call, which costs more than
+    reading the step; all of that depends on the price set alone, so it is done once here
+    and a step costs a few Decimal products. The sums are the library's own, term by term
+    and in its order (tests/test_costs.py checks every model of the table against it)."""
+
+    units: tuple[_PricedUnit, ...]
+
+    def usd(self, usage: Usage) -> Decimal | None:
+        counts = tuple(getattr(usage, name) for name in _FIELDS)
+        total_input = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
+        total = Decimal(0)
+        for unit in self.units:
+            count = 1 if unit.per_request else sum(share * count for share, count in zip(unit.shares, counts))
+            if count < 0:
+                return None  # corrupt counts (e.g. negative): unknown, not a crash or $0
+            total += _unit_price(unit.price, total_input) * Decimal(count) / unit.per
+        return total
+
+
+def _unit_price(price: Decimal | gp.TieredPrices, total_input: int) -> Decimal:
+    """A tiered price applies its highest tier whose start the request's whole input passes."""
+    if isinstance(price, Decimal):
+        return price
+    return next((tier.price for tier in reversed(price.tiers) if total_input > tier.start), price.base)
+
+
+# Keyed by identity: price sets are objects of the bundled table, a few dozen in use at most.
+_PLANS: dict[int, tuple[gp.ModelPrice, _Plan]] = {}
+
+
+def _plan(prices: gp.ModelPrice) -> _Plan:
+    if (known := _PLANS.get(id(prices))) is not None and known[0] is prices:
+        return known[1]
+    # genai-prices' own unit resolution (pinned version): which units the set prices, and
+    # how a token of each of our fields splits among them (the split is linear).
+    from genai_prices import types as gp
+    from genai_prices.units import _get_registry
+    from genai_prices.validation import validate_priced_units
+
+    registry = _get_registry()
+    resolved = gp._collect_resolved_model_prices(prices, registry)
+    validate_priced_units(tuple(unit for unit, _ in resolved), registry)
+    columns = [gp._compute_registry_priced_counts(resolved, gp.Usage.from_raw(_genai_usage(Usage(**{name: 1}))))
+               for name in _FIELDS]
+    plan = _Plan(tuple(_PricedUnit(price, unit.per, unit.usage_key == "requests",
+                                   tuple(int(column.get(unit.usage_key, 0)) for column in columns))
+                       for unit, price in resolved))
+    _PLANS[id(prices)] = (prices, plan)
+    return plan
