@@ -56,9 +56,11 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 def test_a_build_reads_each_log_once(logs, tmp_path, reads, renders):
     site.build([logs], tmp_path / "site", site.BuildOptions())
-    # 4 sources (the glue session folder holds a session and its subagent: 5 pages)
-    assert sorted(reads) == sorted(set(reads)) and len(reads) == 4
-    assert len(renders) == 5 == len(set(renders))
+    # 6 sources: glue ex1 (a session and its subagent: 2 pages), the glue fork, legacy-mixed,
+    # gptme legacy-forms (the conversation and its branch: 2 pages), markdown-hello and
+    # native-notes: 8 pages
+    assert sorted(reads) == sorted(set(reads)) and len(reads) == 6
+    assert len(renders) == 8 == len(set(renders))
 
 
 def test_a_rebuild_of_unchanged_logs_reads_nothing_and_changes_nothing(logs, tmp_path, reads, renders):

@@ -56,8 +56,12 @@ def assert_pages_agree_with_sessions_json(out: Path) -> None:
     pages = sorted(p.relative_to(out).as_posix() for p in (out / "sessions").glob("*.html"))
     assert sorted(s["page"] for s in document["sessions"]) == pages
     for summary in document["sessions"]:
-        soup = BeautifulSoup((out / summary["page"]).read_text(), "html.parser")
-        steps = [tag for tag in soup.select('[id^="step-"]') if re.fullmatch(r"step-\d+", tag["id"])]
+        # a long session's later pages are sessions/<slug>/<k>.html (paging.py)
+        later = sorted((out / summary["page"]).with_suffix("").glob("[0-9]*.html"))
+        steps = []
+        for page in [out / summary["page"], *later]:
+            soup = BeautifulSoup(page.read_text(), "html.parser")
+            steps += [tag for tag in soup.select('[id^="step-"]') if re.fullmatch(r"step-\d+", tag["id"])]
         assert len(steps) == summary["steps"], summary["page"]
 
 

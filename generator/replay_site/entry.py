@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 
+from .ansi import for_terminal  # standard library only, like everything this module imports
 from .site_record import code_digest, output_states, site_record_path, tree_listing, write_json
 
 # build options that shape the site: spelling -> name, and whether each takes a value
@@ -96,7 +97,7 @@ def _answer_unchanged(key: str, out: Path, quiet: bool) -> bool:
         return False
     if not quiet:
         for problem in record["problems"]:
-            print(f"warning: {problem}", file=sys.stderr)
+            print(f"warning: {for_terminal(problem, color=False)}", file=sys.stderr)
     print(f"Nothing changed since the last build: {record['sessions']} sessions, {record['steps']} steps, "
           f"{len(record['problems'])} warnings -> {out / 'index.html'}")
     return True
