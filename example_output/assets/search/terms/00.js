@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["00"]={"00":"4,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["00"]={"00":"3","000002":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["09"]={"09":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["09"]={"090001":"0"};

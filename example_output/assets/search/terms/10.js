@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["10"]={"10":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["10"]={"10":"3"};

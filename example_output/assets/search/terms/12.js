@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["12"]={"12":"2,6,7","120":"1,2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["12"]={"12":"0,3","120":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["15"]={"15":"6,c","150":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["15"]={"15":"6","150":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["20"]={"20":"6","200000":"7","2026":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["20"]={"200000":"3","20261201":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["25"]={"256":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["25"]={"256":"0"};

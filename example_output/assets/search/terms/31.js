@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["31"]={"310":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["31"]={"310":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["34"]={"3400":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["34"]={"3400":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["52"]={"529":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["52"]={"529":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ac"]={"access":"0","action":"0,1,2","activeform":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ac"]={"action":"0","activeform":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ad"]={"ada":"7","add":"4,7,a,c","added":"4,5","adding":"4,5","adds":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ad"]={"ada":"3","add":"1,3,4,6","added":"1,2","adding":"1,2","adds":"4"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ai"]={"ai":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ai"]={"ai":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["al"]={"alarm":"6","all":"2","allowlisted":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["al"]={"all":"0","allowlisted":"3"};

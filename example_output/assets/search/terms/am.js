@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["am"]={"amount":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["am"]={"amount":"0"};

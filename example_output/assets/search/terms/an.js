@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["an"]={"an":"c","analysis":"f,g","and":"2,4,6,7,a,c,d,f,g","answer":"0,1,2","anthropic":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["an"]={"an":"6","and":"0,1,3,4,6,7","answer":"0","anthropic":"3"};

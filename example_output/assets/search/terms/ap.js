@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ap"]={"api":"1,c","applied":"4,7,f","apply":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ap"]={"api":"6","applied":"1,3","apply":"4"};

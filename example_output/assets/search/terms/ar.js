@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ar"]={"are":"2,6,7,8,b","argparse":"7","args":"7","argument":"7","argumentparser":"7","arguments":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ar"]={"are":"0,3,5","argparse":"3","args":"3","argument":"3","argumentparser":"3","arguments":"3"};

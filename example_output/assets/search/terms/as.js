@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["as"]={"as":"7,a","ask":"f","asks":"c","assert":"5,c","assertionerror":"4","assistant":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["as"]={"as":"3","asks":"6","assert":"2,6","assertionerror":"1","assistant":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["at"]={"at":"0,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["at"]={"at":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ch"]={"characters":"2","check":"6,f","checking":"7","checkpoint":"4","child":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ch"]={"characters":"0","checking":"3","child":"0"};

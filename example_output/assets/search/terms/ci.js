@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ci"]={"ci":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ci"]={"ci":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cr"]={"created":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cr"]={"created":"6","credential":"6"};

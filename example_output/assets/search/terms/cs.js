@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cs"]={"csv":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cs"]={"csv":"0"};

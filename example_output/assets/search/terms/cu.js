@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cu"]={"current":"4,6","currently":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cu"]={"current":"1","currently":"3"};

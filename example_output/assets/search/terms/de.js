@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["de"]={"debian":"7","def":"4,5,a,c,f","defrost":"6","delegate":"0,2","delete":"8","demo":"7,c,d","denied":"9","dentist":"6","detail":"a","detected":"6","dev":"6,7,a,c,f,g","developer":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["de"]={"debian":"3","def":"1,2,4,6","delegate":"0","demo":"3,6,7","depth":"0","dev":"3,4,6","developer":"4"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["do"]={"do":"c","done":"0,1,6,7,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["do"]={"do":"6","done":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ed"]={"edit":"4,7,c,f","edited":"c","edits":"f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ed"]={"edit":"1,3,6","edited":"6"};

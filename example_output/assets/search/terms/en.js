@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["en"]={"encrypted":"c","end":"a","endpoint":"0,1","ends":"4","environment":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["en"]={"encrypted":"6","end":"4","ends":"1","environment":"4"};

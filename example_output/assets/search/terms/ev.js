@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ev"]={"event":"4,a","every":"f,g","everything":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ev"]={"everything":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ex"]={"ex1":"4","exec":"a","execution":"6","exit":"4,7,8,c","exits":"7","expected":"7","explicitly":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ex"]={"exec":"4","exit":"1,3,6","exits":"3","expected":"3","explicitly":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fa"]={"failed":"4,c","failing":"c","fails":"7,c","failures":"c","false":"0,1"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fa"]={"failed":"1,6","failing":"6","fails":"3,6","failures":"6"};

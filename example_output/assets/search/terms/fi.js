@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fi"]={"file":"0,2,4,5,7,8,a,c,d,f,g","files":"7,9,a,f","final":"0,1,2,f","find":"c,f","finished":"6,7","first":"4,6,7,a,c,f","fix":"4,6,a,c","fixed":"4,a,c","fixing":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fi"]={"file":"0,1,2,3,4,6,7","files":"3,4","final":"0","find":"6","finished":"3","first":"1,3,4,6","fix":"1,4,6","fixed":"1,4,6","fixing":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fl"]={"flag":"7","float":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fl"]={"flag":"3","float":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fo"]={"folder":"7,8","following":"7,a","for":"2,4,5,7,c,d,f","found":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fo"]={"folder":"3","following":"3,4","for":"0,1,2,3,6,7","found":"0,6"};

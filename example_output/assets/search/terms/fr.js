@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fr"]={"freezer":"6","from":"5,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fr"]={"from":"2,6"};

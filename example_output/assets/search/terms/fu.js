@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fu"]={"full":"4","function":"c,d","functions":"c,d","future":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fu"]={"full":"1","function":"6,7","functions":"6,7"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ge"]={"general":"6,7,c","generated":"4,8,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ge"]={"general":"3,6","generated":"1,6","generic":"6"};

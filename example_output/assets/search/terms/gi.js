@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gi"]={"given":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gi"]={"given":"3"};

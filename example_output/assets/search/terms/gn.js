@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gn"]={"gnu":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gn"]={"gnu":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gp"]={"gptme":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gp"]={"gptme":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ha"]={"has":"6,c","have":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ha"]={"has":"6","have":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["he"]={"hello":"7","helper":"4","here":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["he"]={"hello":"3","helper":"1","here":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["if"]={"if":"2,6,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["if"]={"if":"0,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["im"]={"import":"1,2,4,5,7","importerror":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["im"]={"import":"0,1,2,3","importerror":"4"};

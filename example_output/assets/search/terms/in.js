@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["in"]={"in":"0,2,4,5,7,8,b,c,f,g","index":"0","indexerror":"0","info":"4,7","information":"7","injected":"c","ink":"6","inside":"6","instead":"6","instructions":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["in"]={"in":"0,1,2,3,5,6","info":"1,3","information":"3","injected":"6","instructions":"4"};

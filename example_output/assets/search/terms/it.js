@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["it"]={"it":"4,6,7,8,a,c,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["it"]={"it":"1,3,4,6"};

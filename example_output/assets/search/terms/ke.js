@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ke"]={"keep":"c","keeps":"4","kept":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ke"]={"keep":"6","keeps":"1"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["le"]={"leading":"4","learn":"6","leaves":"4","len":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["le"]={"leading":"1","leaves":"1","len":"0"};

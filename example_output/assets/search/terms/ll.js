@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ll"]={"ll":"c,f","llm":"2","llms":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ll"]={"ll":"6","llm":"0","llms":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ma"]={"make":"7","manual":"c","many":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ma"]={"make":"3","manual":"6"};

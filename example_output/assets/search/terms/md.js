@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["md"]={"md":"8,a,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["md"]={"md":"4,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["mi"]={"milk":"6","mistakes":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["mi"]={"mistakes":"6"};

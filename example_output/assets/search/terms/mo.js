@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["mo"]={"model":"6,7,c","modified":"c","module":"0,2","moon":"2","most":"0,2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["mo"]={"model":"3,6","modified":"6","module":"0","moon":"0","most":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["na"]={"name":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["na"]={"name":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ne"]={"needed":"c","needs":"7","new":"6,f","next":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ne"]={"needed":"6","needs":"3","next":"0"};

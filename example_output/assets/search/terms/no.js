@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["no"]={"no":"2,6,8,c,d,f","north":"2","not":"9,c,f","note":"6","notebookedit":"f","notebooks":"f,g","notes":"6,a,c","nothing":"8,f","notice":"4,7","now":"4,7,a,c,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["no"]={"no":"0,6,7","north":"0","not":"6","notes":"4,6","notice":"1,3","now":"1,3,4,6"};

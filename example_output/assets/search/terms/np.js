@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["np"]={"nprint":"1,2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["np"]={"nprint":"0"};

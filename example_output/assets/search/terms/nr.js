@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nr"]={"nrows":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nr"]={"nrows":"0"};

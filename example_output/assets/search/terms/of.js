@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["of"]={"of":"0,2,c,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["of"]={"of":"0,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ol"]={"old":"6,f","older":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ol"]={"older":"1"};

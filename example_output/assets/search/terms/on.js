@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["on"]={"on":"c","once":"7","one":"2,6","only":"7,f,g"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["on"]={"on":"6","once":"3","one":"0","only":"3"};

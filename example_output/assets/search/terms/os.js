@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["os"]={"os":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["os"]={"os":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ot"]={"other":"c,d,f","otherwise":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ot"]={"other":"6,7","otherwise":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ou"]={"out":"0,c","output":"0,1,c","outputs":"4","outside":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ou"]={"out":"6","output":"6","outputs":"1"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ov"]={"overloaded":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ov"]={"overloaded":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pa"]={"parse":"7","parser":"7","part":"f","passed":"c","passes":"c","passport":"6","patch":"7,a","path":"6","pay":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pa"]={"parse":"3","parser":"3","passed":"6","passes":"6","patch":"3,4"};

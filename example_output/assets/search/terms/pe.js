@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pe"]={"pending":"c","per":"0,2","permission":"9","permissions":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pe"]={"pending":"6","per":"0","permissions":"4"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["po"]={"powered":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["po"]={"postgres":"6","powered":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pr"]={"pressure":"6","previous":"c","price":"f","print":"0,1,2,7","printer":"6","progress":"c","prompt":"6,7","provider":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pr"]={"previous":"6","print":"0,3","progress":"6","prompt":"3","provider":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pu"]={"punctuation":"4","purpose":"6,7,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pu"]={"punctuation":"1","purpose":"3,6"};

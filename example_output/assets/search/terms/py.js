@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["py"]={"py":"4,5,7,8,a,b,c,d,f,g","pytest":"4,c","python":"0,1,2,7,c","python3":"7,a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["py"]={"py":"1,2,3,4,5,6,7","pytest":"1,6","python":"0,3,6","python3":"3,4"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["qu"]={"quantity":"f","question":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["qu"]={"question":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ro"]={"rows":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ro"]={"rows":"0"};

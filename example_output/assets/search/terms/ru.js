@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ru"]={"run":"0,1,2,4,7,a,c","running":"4,7,a,c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ru"]={"run":"0,1,3,4,6","running":"1,3,4,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sc"]={"schema":"4","script":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sc"]={"script":"3"};

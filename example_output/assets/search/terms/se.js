@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["se"]={"search":"c,d","see":"7","separate":"2","sequence":"4","session":"4,6,7,c","sessionid":"f","set":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["se"]={"search":"6,7","see":"3","separate":"0","session":"3,6","set":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sh"]={"shell":"6,7,9"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sh"]={"shell":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["si"]={"sign":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["si"]={"sign":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sl"]={"slash":"c","slowest":"1","slug":"4,5","slugify":"4,5"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sl"]={"slash":"6","slug":"1,2","slugify":"1,2"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sn"]={"snippet":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sn"]={"snippet":"6"};

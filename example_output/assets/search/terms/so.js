@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["so"]={"some":"a","sonnet":"7,c","sort":"6","south":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["so"]={"sonnet":"3,6","south":"0"};

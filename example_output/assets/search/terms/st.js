@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["st"]={"statistics":"0,1","status":"c","stay":"f","stderr":"7,8","stdout":"6,7,c","step":"2","steps":"0","string":"0,2,f","strip":"4","strips":"4","stub":"a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["st"]={"status":"6","stderr":"3","stdout":"3,6","step":"0","steps":"0","string":"0","strip":"1","strips":"1"};

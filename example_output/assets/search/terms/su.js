@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["su"]={"sub":"4,c,d","subagent":"4,c,f","subscription":"6","subtracted":"c","subtracts":"a","success":"a","successfully":"7,c","such":"8","sum":"2,f","summarised":"4","summarized":"c","summary":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["su"]={"sub":"1,6,7","subagent":"1,6","subtracted":"6","subtracts":"4","succeeded":"0","success":"4","successfully":"3,6","sum":"0","summarised":"1","summarized":"6","summary":"6"};

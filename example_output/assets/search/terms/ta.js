@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ta"]={"tag":"f","task":"0,2,6,7,c,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ta"]={"task":"0,3,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["th"]={"thank":"6","that":"7,c,d,f,g","the":"0,2,4,5,6,7,8,9,a,b,c,d,f","them":"9,c","then":"2,6,7,c","there":"8,b","these":"c","thinking":"c","this":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["th"]={"that":"3,6,7","the":"0,1,2,3,4,5,6,7","them":"6","then":"0,3,6","there":"5","these":"6","thinking":"6","this":"0,6"};

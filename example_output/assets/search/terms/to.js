@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["to"]={"to":"4,6,7,8,c,f","todo":"8,c","todos":"8,c","todowrite":"c","token":"7","tokens":"c","tool":"4,6,8","total":"2,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["to"]={"to":"1,3,6","todo":"6","todos":"6","todowrite":"6","token":"3","tokens":"6","tool":"1","total":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["tr"]={"traceback":"0,2","trailing":"4,5","traversal":"6","trip":"6","true":"0,1,7,d","try":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["tr"]={"traceback":"0","trailing":"1,2","true":"3,7","try":"6"};

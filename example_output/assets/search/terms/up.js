@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["up"]={"up":"6","update":"6,a","updated":"7,a,c,f","upper":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["up"]={"update":"4","updated":"3,4,6","upper":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["us"]={"usage":"7","use":"6,9,c,d,f","user":"c","uses":"c,d,f","using":"6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["us"]={"usage":"3","use":"6,7","user":"6","uses":"6,7","using":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wa"]={"warmup":"e","was":"8","water":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wa"]={"was":"0"};

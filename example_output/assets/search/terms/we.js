@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["we"]={"weekend":"6","were":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["we"]={"were":"6"};

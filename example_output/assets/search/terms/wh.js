@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wh"]={"where":"4","which":"6","while":"c,f"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wh"]={"where":"1","while":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wi"]={"will":"4","with":"4,6,7,c,f","without":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wi"]={"will":"1","with":"1,3,6","without":"3"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wo"]={"work":"c","working":"7","workspace":"6,a"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wo"]={"work":"6","working":"3","workspace":"4"};

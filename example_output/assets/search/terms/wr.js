@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wr"]={"write":"4,5,6,7,a,c","writes":"f","written":"c","wrong":"7,c,d","wrote":"5"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wr"]={"write":"1,2,3,4,6","written":"6","wrong":"3,6,7","wrote":"2"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["yo"]={"you":"6,7,c","your":"c"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["yo"]={"you":"3,6","your":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ze"]={"zero":"2","zerodivisionerror":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ze"]={"zero":"0","zerodivisionerror":"0"};

@@ -1,1 +1,0 @@
-(window.REPLAY_SHARDS=window.REPLAY_SHARDS||{})["99999999-0000-4000-8000-000000000000-agent-0ddba11-aeefdb94"]=[[1,"sessions/99999999-0000-4000-8000-000000000000-agent-0ddba11-aeefdb94.html#step-1","user","Warmup"],[2,"sessions/99999999-0000-4000-8000-000000000000-agent-0ddba11-aeefdb94.html#step-2","assistant","Ready."]];

@@ -1,1 +1,0 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["14"]={"14":"6"};

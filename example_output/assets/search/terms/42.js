@@ -1,1 +1,0 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["42"]={"4242":"4"};

@@ -1,1 +1,0 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["af"]={"after":"4"};

@@ -1,1 +1,0 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["bi"]={"bike":"6","bill":"6"};

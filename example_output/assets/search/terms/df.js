@@ -1,1 +1,0 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["df"]={"df":"f"};
