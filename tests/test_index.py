@@ -181,3 +181,12 @@ def test_corpus_outcomes(built):
     assert Counter(row["data-outcome"] for row in rows.values()) == Counter(entry["outcome"] for entry in data)
     for entry in data:
         assert rows[entry["page"]]["data-outcome"] == entry["outcome"]
+
+
+def test_each_session_page_says_how_it_ended_as_the_index_does(example_site):
+    rows = rows_by_id(soup(example_site / "index.html"))
+    for entry in entries(example_site):
+        header = soup(example_site / entry["page"]).select_one("dl.facts div[class^=outcome-]")
+        assert header["class"] == [f"outcome-{entry['outcome']}"], entry["page"]
+        # the same mark and word as the index row, never colour alone
+        assert header.dd.get_text(" ", strip=True) == rows[entry["page"]].select_one("td.outcome").get_text(" ", strip=True)

@@ -132,6 +132,16 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
+# How a session ended (summary.OUTCOMES): a mark and a word, so it never rests on colour.
+OUTCOME_LABELS = {"completed": ("✓", "completed"), "failed": ("✗", "failed"), "interrupted": ("■", "interrupted"),
+                  "api_error": ("⚠", "API error"), "unknown": ("?", "unknown")}
+
+
+def outcome(name: str) -> tuple[str, str]:
+    """(mark, word) of an outcome; an unknown name reads as itself."""
+    return OUTCOME_LABELS.get(name, ("?", name))
+
+
 def number(value: float) -> str:
     """A reward or other measured value, as short as it stays exact (`%g`)."""
     return f"{value:g}"
@@ -154,4 +164,5 @@ FILTERS = {
     "summary_cost": summary_cost,
     "tokens": tokens,
     "counted": counted,
+    "outcome": outcome,
 }

@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 from .compare import Comparison
 from .formatting import cost_total, duration, money, step_cost, when
+from .formatting import outcome as outcome_label
 from .model import CostTotal, Session, Step
-from .summary import cost_usd
+from .summary import cost_usd, outcome
 
 
 def _cut(text: str, limit: int) -> str:
@@ -81,9 +82,10 @@ def budget_breaches(sessions: list[Session], max_cost: float | None, max_errors:
 
 
 def session_rows(sessions: list[Session]) -> list[tuple[str, ...]]:
-    """id, start, agent, steps, cost, errors, duration — newest first."""
+    """id, start, agent, outcome, steps, cost, errors, duration — newest first."""
     ordered = sorted(sessions, key=lambda s: (s.started_at.isoformat() if s.started_at else "", s.id), reverse=True)
-    return [(s.id, when(s.started_at, s.local_time), s.format, str(len(s.steps)), cost_total(s.cost), str(s.error_count), duration(s.duration_s))
+    return [(s.id, when(s.started_at, s.local_time), s.format, " ".join(outcome_label(outcome(s))), str(len(s.steps)),
+             cost_total(s.cost), str(s.error_count), duration(s.duration_s))
             for s in ordered]
 
 
@@ -91,7 +93,7 @@ def print_table(rows: list[tuple[str, ...]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "start", "agent", "steps", "cost", "errors", "duration")
+    table = Table("id", "start", "agent", "outcome", "steps", "cost", "errors", "duration")
     for row in rows:
         table.add_row(*row)
     Console(width=200).print(table)

@@ -91,6 +91,7 @@ class Header:
     unpriced_models: str
     facts: list[Fact]
     status: str | None
+    outcome: tuple[str, str, str]  # (name, mark, word)
     cwd: str | None
     git: str | None
     source: str
@@ -142,6 +143,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         cost=formatting.total_cost(cost),
         cost_with_children=formatting.total_cost(session.cost_with_children) if rolled else None,
         unpriced_models=", ".join(cost.unpriced_models), facts=session.facts, status=session.status,
+        outcome=(summary.outcome, *formatting.outcome(summary.outcome)),
         cwd=session.cwd, git=git, source=session.source, warnings=_warnings(session.problems),
         problems=session.problems, local_time=session.local_time, relation=session.relation.capitalize(),
         children_not_exported=len(session.children) if standalone else 0,
