@@ -75,12 +75,8 @@ class Redactor:
 
     def secrets(self, text: str) -> dict[str, str]:
         """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
-        shown = ansi.plain(text)
-        views = [shown, *_json_leaves(shown)]
-        if "%" in shown:
-            views.append(unquote(shown))
         found: dict[str, str] = {}
-        for view in views:
+        for view in _views(text):
             for hit in self.detector.find(view):
                 found.setdefault(view[hit.start:hit.end], hit.kind)
         return found
@@ -132,6 +128,31 @@ class Redactor:
         return root
 
 
+def _views(text: str) -> list[str]:
+    """What a secret is looked for in: the text as shown, the JSON it holds, URL-decoded."""
+    shown = ansi.plain(text)
+    views = [shown, *_json_leaves(shown)]
+    if "%" in shown:
+        views.append(unquote(shown))
+    return views
+
+
+def _texts(root: Any) -> list[str]:
+    """Every view of every string `Redactor.tree` would look at under `root`."""
+    found: list[str] = []
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for _holder, key, value in _slots(node):
+            if isinstance(key, str) and isinstance(node, dict):
+                found.extend(_views(key))
+            if isinstance(value, str):
+                found.extend(_views(value))
+            elif depth < MAX_DEPTH and (isinstance(value, (dict, list)) or _is_model(value)):
+                stack.append((value, depth + 1))
+    return found
+
+
 def _is_model(value: Any) -> bool:
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
@@ -175,7 +196,7 @@ def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
     detector = Detector(patterns)
     total = 0
     for each in _family(session):
-        redactor = Redactor(detector)
+        redactor = Redactor(detector.narrowed(_texts(each)))
         redactor.tree(each)  # children are kept out by _KEEP and reached through _family
         each.redactions = dict(sorted(redactor.counts.items()))
         total += sum(redactor.counts.values())

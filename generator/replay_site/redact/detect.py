@@ -129,6 +129,14 @@ def _catalogue_hits(text: str) -> list[Hit]:
     return hits
 
 
+def _may_match(kind: str, text: str) -> bool:
+    needs = _NEEDS.get(kind)
+    if not needs:
+        return True
+    shown = text.lower() if kind in _CASELESS else text
+    return any(word in shown for word in needs)
+
+
 def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]:
     hits = []
     lower = None
@@ -153,12 +161,26 @@ class Detector:
 
     def __init__(self, patterns: tuple[str, ...] = ()) -> None:
         self.user_rules = [("custom", re.compile(pattern)) for pattern in patterns]
+        self.rules = CONTEXT_RULES
+        self.catalogue = True
+
+    def narrowed(self, texts: list[str]) -> Detector:
+        """A detector for these texts only, which skips what cannot match any of them: a rule
+        whose words none holds, and the catalogue when one scan of them all finds nothing.
+        Scanning a session's texts together once costs a fraction of scanning each text."""
+        joined = "\n\n".join(texts)
+        narrow = Detector()
+        narrow.user_rules = self.user_rules
+        narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], joined)]
+        narrow.catalogue = bool(_catalogue_hits(joined))
+        return narrow
 
     def find(self, text: str) -> list[Hit]:
         """Non-overlapping hits, in order; placeholders left out (user rules are trusted as given)."""
         if len(text) < 8:
             return []
-        candidates = [hit for hit in _catalogue_hits(text) + _rule_hits(text, CONTEXT_RULES)
+        found = (_catalogue_hits(text) if self.catalogue else []) + _rule_hits(text, self.rules)
+        candidates = [hit for hit in found
                       if not is_placeholder(text[hit.start:hit.end])
                       and (hit.kind not in _VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
         candidates += _rule_hits(text, self.user_rules)
