@@ -96,9 +96,11 @@ def session_files(session: Session, slug: str) -> dict[str, bytes]:
             continue
         href = paging.step_href(slug, step.number, "index.html")
         steps.append([step.number, href, step.kind, text])
-        words.update(w for w in _WORD.findall(text.lower()) if 1 < len(w) <= MAX_WORD)
+        words.update(_WORD.findall(text.lower()))
     shard = _assign("REPLAY_SHARDS", slug, steps)
-    return {shard_name(slug): shard, terms_name(slug): "\n".join(sorted(words)).encode()}
+    # filtered once the words are unique: a session repeats most of its words many times
+    listed = sorted(word for word in words if 1 < len(word) <= MAX_WORD)
+    return {shard_name(slug): shard, terms_name(slug): "\n".join(listed).encode()}
 
 
 def bucket_of(word: str, length: int = 2) -> str:
