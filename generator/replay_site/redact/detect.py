@@ -130,11 +130,8 @@ def _catalogue_hits(text: str) -> list[Hit]:
 
 
 def _may_match(kind: str, text: str) -> bool:
-    needs = _NEEDS.get(kind)
-    if not needs:
-        return True
-    shown = text.lower() if kind in _CASELESS else text
-    return any(word in shown for word in needs)
+    """Whether `text` (lower-cased for the rules that ignore case) holds a word the rule needs."""
+    return any(word in text for word in _NEEDS.get(kind, ("",)))
 
 
 def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]:
@@ -171,7 +168,8 @@ class Detector:
         joined = "\n\n".join(texts)
         narrow = Detector()
         narrow.user_rules = self.user_rules
-        narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], joined)]
+        lower = joined.lower()
+        narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in _CASELESS else joined)]
         narrow.catalogue = bool(_catalogue_hits(joined))
         return narrow
 
