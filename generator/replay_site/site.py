@@ -366,12 +366,13 @@ class _InlineExecutor:
         return map(function, items)
 
 
-# Starting a spawned worker (interpreter, jinja2, pygments, prices) costs about half a
-# second of a core and ~40 MiB, and the parent waits meanwhile. On the 2-core development
-# machine (shared with other jobs) the 80 MiB benchmark corpus built in 11.9 s wall,
-# 8.5 s CPU, 55 MiB peak PSS in one process, and 16.9 s, 9.8 s, 116 MiB with two workers;
-# so workers are started only for more than this much log to read each.
-BYTES_PER_WORKER = 64 << 20
+# Starting a spawned worker (interpreter, jinja2, pygments, prices, the secret scanner)
+# costs about half a second of a core and ~40 MiB, and the parent waits meanwhile. On the
+# 2-core development machine, quiet, the 80 MiB benchmark corpus built in 12.9-14.3 s wall
+# in one process and 8.3-8.6 s with two workers (on the same machine loaded by other jobs,
+# two workers lost: 16.9 s against 11.9 s); the tests' and the examples' few MiB stay in
+# one process.
+BYTES_PER_WORKER = 16 << 20
 
 
 def _executor(jobs: int, work_bytes: int, sources: int):
