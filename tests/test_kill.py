@@ -65,9 +65,11 @@ def survivors(pids: set[int], seconds: float = 5.0) -> set[int]:
     return alive
 
 
-def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = ()) -> int:
+def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = (), pause: float = 0.0) -> int:
     """Start a rebuild with two workers in a child process of its own process group; with
-    `cli`, through the command line with those options."""
+    `cli`, through the command line with those options. `pause` slows each source read in
+    this process (not in spawned workers), so that a signal surely lands mid-build: the child
+    inherits this process's warm caches and would otherwise finish small builds at once."""
     pid = os.fork()
     if pid:
         return pid
@@ -75,6 +77,9 @@ def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = ()) -> int:
     try:
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if pause:
+            read = site.read_source
+            site.read_source = lambda *args, **kwargs: (time.sleep(pause), read(*args, **kwargs))[1]
         if cli:
             from replay_site.cli import app
             app(["build", str(logs), "-o", str(out), "-q", *cli], prog_name="replay-site")
@@ -150,7 +155,7 @@ def test_a_killed_rebuild_leaves_the_old_or_the_new_site_and_no_worker(rebuild):
 def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild, jobs):
     logs, out, old, _new, restore, _seconds = rebuild
     restore()
-    pid = fork_build(logs, out, cli=("-j", jobs, "--full"))
+    pid = fork_build(logs, out, cli=("-j", jobs, "--full"), pause=0.2)
     deadline = time.monotonic() + 30
     while not siblings(out) or (jobs != "1" and not any("spawn_main" in _command(child) for child in descendants(pid))):
         assert time.monotonic() < deadline, "the build did not start"  # staging (and the workers) are up
