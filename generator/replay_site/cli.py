@@ -36,12 +36,12 @@ def _flag(*decls: str, help: str):  # noqa: A002 - typer's own keyword
 
 SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders; default: the agents' own log folders.", show_default=False)]
 SessionArg = Annotated[Optional[str], typer.Argument(help="A log path, or a session id (or unique id prefix) under --source.", show_default=False)]
-SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).")]
+SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).", metavar="PATH")]
 LastOpt = Annotated[bool, _flag("--last", help="Take the most recently started session.")]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Reader to use: auto or a name from `replay-site formats`.")]
 ThemeOpt = Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")]
 RedactOpt = Annotated[bool, _flag("--redact/--no-redact", help="Replace API keys, tokens, passwords and private keys in every text with [REDACTED:kind] (on by default).")]
-RedactPatternOpt = Annotated[Optional[list[str]], typer.Option("--redact-pattern", help="A regular expression to redact as well (its `secret` group, else the whole match); repeatable.", show_default=False)]
+RedactPatternOpt = Annotated[Optional[list[str]], typer.Option("--redact-pattern", help="A regular expression to redact as well (its `secret` group, else the whole match); repeatable.", show_default=False, metavar="REGEX")]
 PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="TOML file of per-model prices that override or add to the built-in table.")]
 
 
@@ -172,7 +172,7 @@ def build(
     prices: PricesOpt = None,
     quiet: Annotated[bool, _flag("--quiet", "-q", help="Print only the summary line and errors.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; 0 = one per core for large builds.", min=0)] = 0,
-    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False)] = None,
+    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False, metavar="A:B")] = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
     full: Annotated[bool, _flag("--full", help="Read and render everything again, ignoring what the last build of this folder cached.")] = False,
