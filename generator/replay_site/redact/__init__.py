@@ -69,14 +69,15 @@ def _spellings(secret: str) -> list[str]:
 class Redactor:
     """Redacts strings and counts what it replaced, per kind."""
 
-    def __init__(self, detector: Detector) -> None:
+    def __init__(self, detector: Detector, views: dict[str, list[str]] | None = None) -> None:
         self.detector = detector
         self.counts: Counter[str] = Counter()
+        self.views = views or {}  # each string's views, when already made (`_texts`)
 
     def secrets(self, text: str) -> dict[str, str]:
         """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
         found: dict[str, str] = {}
-        for view in _views(text):
+        for view in self.views.get(text) or _views(text):
             for hit in self.detector.find(view):
                 found.setdefault(view[hit.start:hit.end], hit.kind)
         return found
@@ -137,20 +138,19 @@ def _views(text: str) -> list[str]:
     return views
 
 
-def _texts(root: Any) -> list[str]:
-    """Every view of every string `Redactor.tree` would look at under `root`."""
-    found: list[str] = []
+def _views_under(root: Any) -> dict[str, list[str]]:
+    """The views of every string `Redactor.tree` will look at under `root`, by string."""
+    views: dict[str, list[str]] = {}
     stack: list[tuple[Any, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         for _holder, key, value in _slots(node):
-            if isinstance(key, str) and isinstance(node, dict):
-                found.extend(_views(key))
-            if isinstance(value, str):
-                found.extend(_views(value))
-            elif depth < MAX_DEPTH and (isinstance(value, (dict, list)) or _is_model(value)):
+            for text in (key if isinstance(node, dict) else None, value):
+                if isinstance(text, str) and text not in views:
+                    views[text] = _views(text)
+            if depth < MAX_DEPTH and (isinstance(value, (dict, list)) or _is_model(value)):
                 stack.append((value, depth + 1))
-    return found
+    return views
 
 
 def _is_model(value: Any) -> bool:
@@ -196,7 +196,8 @@ def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
     detector = Detector(patterns)
     total = 0
     for each in _family(session):
-        redactor = Redactor(detector.narrowed(_texts(each)))
+        views = _views_under(each)
+        redactor = Redactor(detector.narrowed([view for found in views.values() for view in found]), views)
         redactor.tree(each)  # children are kept out by _KEEP and reached through _family
         each.redactions = dict(sorted(redactor.counts.items()))
         total += sum(redactor.counts.values())

@@ -138,12 +138,10 @@ def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]
     hits = []
     lower = None
     for kind, pattern in rules:
-        needs = _NEEDS.get(kind)
-        if needs:
-            if kind in _CASELESS:
-                lower = text.lower() if lower is None else lower
-            if not any(word in (lower if kind in _CASELESS else text) for word in needs):
-                continue
+        if kind in _CASELESS:
+            lower = text.lower() if lower is None else lower
+        if not _may_match(kind, lower if kind in _CASELESS else text):
+            continue
         for match in pattern.finditer(text):
             group = next((name for name in _SECRET_GROUPS if name in pattern.groupindex and match.group(name)), None)
             if group is None and pattern.groups == 1 and match.group(1):
