@@ -323,7 +323,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
                 try:
                     page = renderer.session_page(session, summary, nav)
                 except Exception as exc:  # one unrenderable session must not cost the user the site
-                    detail = traceback.format_exception_only(exc)[-1].strip()
+                    detail = _detail(exc)
                     problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
                     page = renderer.failed_page(summary, nav, detail)
                 _write_page(writer, slug, page)
@@ -341,8 +341,12 @@ def _write_page(writer: FolderWriter, slug: str, page: RenderedPage) -> None:
 
 
 def _failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
-    detail = traceback.format_exception_only(exc)[-1].strip()
-    return Problem("warning", f"{what} ({detail}){then}", where)
+    return Problem("warning", f"{what} ({_detail(exc)}){then}", where)
+
+
+def _detail(exc: BaseException) -> str:
+    """An exception in one line, as warnings and notice pages show it."""
+    return traceback.format_exception_only(exc)[-1].strip()
 
 
 @lru_cache(maxsize=4)
