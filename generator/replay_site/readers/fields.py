@@ -3,7 +3,6 @@ way to the sessions it returns (text made encodable, times made aware, unanswere
 marked, one title rule)."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterable
@@ -13,6 +12,7 @@ import orjson
 
 from .. import ansi
 from ..model import Session, Step, ToolCall
+from ..model_text import StringWalk
 from .timestamps import aware_utc
 
 # --- typed getters: a field of a log line may hold any JSON type ---------------------------------
@@ -105,46 +105,11 @@ def shown(value: str) -> str:
     return ansi.plain(encodable(value))
 
 
-def make_encodable(root: Any) -> None:
-    """Every string reachable from `root` (dataclass fields, list items, dict keys and values)
-    made safe in place: `shown`, except tool outputs, which keep their escape sequences (only
-    made encodable) for the page to parse into colours once. Iterative: a log nested thousands
-    deep must not exhaust the stack."""
-    pending = [root]
-    seen: set[int] = set()
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list):
-            for index, item in enumerate(node):
-                if isinstance(item, str):
-                    node[index] = shown(item)
-                elif _container(item):
-                    pending.append(item)
-        elif isinstance(node, dict):
-            if any(isinstance(key, str) and shown(key) is not key for key in node):
-                fixed = {shown(k) if isinstance(k, str) else k: v for k, v in node.items()}
-                node.clear()
-                node.update(fixed)
-            for key, item in node.items():
-                if isinstance(item, str):
-                    node[key] = shown(item)
-                elif _container(item):
-                    pending.append(item)
-        else:
-            for name, item in vars(node).items():
-                if isinstance(item, str):
-                    fixed = encodable(item) if isinstance(node, ToolCall) and name == "output" else shown(item)
-                    if fixed is not item:
-                        object.__setattr__(node, name, fixed)
-                elif _container(item):
-                    pending.append(item)
-
-
-def _container(value: Any) -> bool:
-    return isinstance(value, (list, dict)) or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+def make_encodable(session: Session) -> None:
+    """Every string of `session` and its descendants (argument keys and values included) made
+    safe in place: `shown`, except tool outputs, which keep their escape sequences (only
+    made encodable) for the page to parse into colours once."""
+    StringWalk(shown, output=encodable, identity=True, family=True).session(session)
 
 
 def settle(session: Session) -> None:

@@ -9,17 +9,16 @@ appears in the raw string: verbatim, split by escape codes, JSON-, HTML- or URL-
 """
 from __future__ import annotations
 
-import dataclasses
 import html
 import re
 from collections import Counter
-from typing import Any
 from urllib.parse import quote, unquote
 
 import orjson
 
 from .. import ansi
 from ..model import Session
+from ..model_text import StringWalk
 from .detect import Detector, Hit, ScannerUnavailable, scanner_version
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
@@ -109,25 +108,6 @@ class Redactor:
             shown = shown[:hit.start] + marker(hit.kind) + shown[hit.end:]
         return shown
 
-    def tree(self, root: Any) -> Any:
-        """Every string under `root` redacted in place (a new value for a root string); iterative,
-        so no nesting depth raises RecursionError."""
-        if isinstance(root, str):
-            return self.text(root)
-        stack: list[tuple[Any, int]] = [(root, 0)]
-        while stack:
-            node, depth = stack.pop()
-            for holder, key, value in _slots(node):
-                if isinstance(value, str):
-                    _store(holder, key, self.text(value))
-                elif depth >= MAX_DEPTH and isinstance(value, (dict, list)):
-                    _store(holder, key, f"… nested deeper than {MAX_DEPTH} levels")
-                elif isinstance(value, (dict, list)) or _is_model(value):
-                    stack.append((value, depth + 1))
-            if isinstance(node, dict):
-                _redact_keys(node, self)
-        return root
-
 
 def _views(text: str) -> list[str]:
     """What a secret is looked for in: the text as shown, the JSON it holds, URL-decoded."""
@@ -136,49 +116,6 @@ def _views(text: str) -> list[str]:
     if "%" in shown:
         views.append(unquote(shown))
     return views
-
-
-def _views_under(root: Any) -> dict[str, list[str]]:
-    """The views of every string `Redactor.tree` will look at under `root`, by string."""
-    views: dict[str, list[str]] = {}
-    stack: list[tuple[Any, int]] = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        for _holder, key, value in _slots(node):
-            for text in (key if isinstance(node, dict) else None, value):
-                if isinstance(text, str) and text not in views:
-                    views[text] = _views(text)
-            if depth < MAX_DEPTH and (isinstance(value, (dict, list)) or _is_model(value)):
-                stack.append((value, depth + 1))
-    return views
-
-
-def _is_model(value: Any) -> bool:
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
-
-
-def _slots(node: Any):
-    if isinstance(node, dict):
-        return [(node, key, value) for key, value in node.items()]
-    if isinstance(node, list):
-        return [(node, index, value) for index, value in enumerate(node)]
-    return [(node, field.name, getattr(node, field.name)) for field in dataclasses.fields(node)
-            if field.name not in _KEEP]
-
-
-def _store(holder: Any, key: Any, value: Any) -> None:
-    if isinstance(holder, (dict, list)):
-        holder[key] = value
-    else:
-        setattr(holder, key, value)
-
-
-def _redact_keys(node: dict, redactor: Redactor) -> None:
-    renamed = {key: redactor.text(key) if isinstance(key, str) else key for key in node}
-    if any(old != new for old, new in renamed.items()):
-        items = list(node.items())
-        node.clear()
-        node.update((renamed[key], value) for key, value in items)
 
 
 def _family(session: Session) -> list[Session]:
@@ -190,33 +127,62 @@ def _family(session: Session) -> list[Session]:
     return found
 
 
+def _session_views(session: Session) -> dict[str, list[str]]:
+    """The views of every string redaction looks at in `session` (not its children), by
+    string; argument trees nested deeper than MAX_DEPTH are cut on the way."""
+    views: dict[str, list[str]] = {}
+
+    def look(text: str) -> str:
+        if text not in views:
+            views[text] = _views(text)
+        return text
+
+    StringWalk(look, depth_cut=MAX_DEPTH).session(session)
+    return views
+
+
 def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
     """Redact `session` and its descendants in place, recording counts per kind in each
     session's `redactions`; returns the total replaced."""
     detector = Detector(patterns)
     total = 0
     for each in _family(session):
-        views = _views_under(each)
-        redactor = Redactor(detector.narrowed([view for found in views.values() for view in found]), views)
-        redactor.tree(each)  # children are kept out by _KEEP and reached through _family
-        each.redactions = dict(sorted(redactor.counts.items()))
-        total += sum(redactor.counts.values())
+        views = _session_views(each)
+        narrow, suspects = detector.narrowed(views)
+        # Each distinct string is redacted once; every place holding it counts its secrets.
+        redacted: dict[str, tuple[str, Counter[str]]] = {}
+        for text in suspects:
+            redactor = Redactor(narrow, views)
+            result = redactor.text(text)
+            if redactor.counts or result != text:
+                redacted[text] = (result, redactor.counts)
+        counts: Counter[str] = Counter()
+        if redacted:
+            def replace(text: str) -> str:
+                found = redacted.get(text)
+                if found is None:
+                    return text
+                counts.update(found[1])
+                return found[0]
+
+            StringWalk(replace).session(each)  # children are reached through _family
+        each.redactions = dict(sorted(counts.items()))
+        total += sum(counts.values())
     return total
 
 
 def count_secrets(sessions: list[Session], patterns: tuple[str, ...] = ()) -> int:
     """How many secrets redaction would replace in `sessions` (each counted once, children
     included only when listed), leaving them unchanged: for `--no-redact`'s warning."""
-    detector = Detector(patterns)
+    redactor = Redactor(Detector(patterns))
     total = 0
+
+    def count(text: str) -> str:
+        nonlocal total
+        total += len(redactor.secrets(text))
+        return text
+
+    walk = StringWalk(count, keys=False)
     for session in sessions:
-        redactor = Redactor(detector)
-        stack: list[Any] = [session]
-        while stack:
-            node = stack.pop()
-            for _holder, _key, value in _slots(node):
-                if isinstance(value, str):
-                    total += len(redactor.secrets(value))
-                elif isinstance(value, (dict, list)) or _is_model(value):
-                    stack.append(value)
+        walk.session(session)
     return total

@@ -9,6 +9,7 @@ keeps documentation values (`your-token`, `<key>`, `${TOKEN}`, AWS's `...EXAMPLE
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -49,6 +50,8 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
 }
 _CASELESS = {"authorization", "bearer-token", "json-secret", "query-secret"}
+# Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
+_GAP = "\n\n"
 
 # Documentation and template values, not credentials.
 _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|redacted|^<.*>$|\$\{|\$\(|\{\{|\*\*\*|x{6,}"
@@ -159,17 +162,44 @@ class Detector:
         self.rules = CONTEXT_RULES
         self.catalogue = True
 
-    def narrowed(self, texts: list[str]) -> Detector:
-        """A detector for these texts only, which skips what cannot match any of them: a rule
-        whose words none holds, and the catalogue when one scan of them all finds nothing.
-        Scanning a session's texts together once costs a fraction of scanning each text."""
-        joined = "\n\n".join(texts)
+    def narrowed(self, views: dict[str, list[str]]) -> tuple[Detector, list[str]]:
+        """For a session's texts (each with the views `find` looks in), a detector that skips
+        what cannot match any of them (a rule whose words none holds, the catalogue when it
+        finds nothing in them all), and the texts worth a `find`: those a match found in all
+        views joined touches. Scanning the views joined once costs a fraction of scanning
+        each, and most texts hold no secret."""
+        chunks: list[str] = []
+        owners: list[str] = []
+        starts: list[int] = []
+        offset = 0
+        for text, text_views in views.items():
+            for view in text_views:
+                chunks.append(view)
+                owners.append(text)
+                starts.append(offset)
+                offset += len(view) + len(_GAP)
+        joined = _GAP.join(chunks)
         narrow = Detector()
         narrow.user_rules = self.user_rules
         lower = joined.lower()
         narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in _CASELESS else joined)]
-        narrow.catalogue = bool(_catalogue_hits(joined))
-        return narrow
+        catalogue = _catalogue_hits(joined)
+        narrow.catalogue = bool(catalogue)
+        if self.user_rules:  # a user's regex may anchor to a text's start or end, lost when joined
+            return narrow, list(views)
+        # A match inside one view is a match in the joined text too: the joined scan finds it,
+        # or an earlier match covering its start (a match across views only adds suspects).
+        spans = [(hit.start, hit.end) for hit in catalogue]
+        for _kind, pattern in narrow.rules:
+            spans.extend(match.span() for match in pattern.finditer(joined))
+        suspects: dict[str, None] = {}
+        for start, end in spans:
+            for index in range(max(bisect_right(starts, start) - 1, 0), bisect_right(starts, max(end - 1, start))):
+                suspects[owners[index]] = None
+        # the catalogue may report a secret once where several views hold it
+        for secret in {joined[hit.start:hit.end] for hit in catalogue}:
+            suspects.update((owners[index], None) for index, chunk in enumerate(chunks) if secret in chunk)
+        return narrow, list(suspects)
 
     def find(self, text: str) -> list[Hit]:
         """Non-overlapping hits, in order; placeholders left out (user rules are trusted as given)."""
