@@ -285,7 +285,7 @@ def test_never_touches_the_network(monkeypatch: pytest.MonkeyPatch):
     session = _mixed_session()
     price_session(session)
     assert session.cost.priced_steps > 0
-    assert costs._snapshot().from_auto_update is False  # our own bundled snapshot, not UpdatePrices'
+    assert costs.load_price_table().from_auto_update is False  # our own bundled snapshot, not UpdatePrices'
 
 
 def test_ten_thousand_steps_look_each_model_up_once():
@@ -311,7 +311,7 @@ def test_step_arithmetic_equals_genai_prices_for_every_model_in_the_table():
               Usage(input=10, cache_read=1_000_000, cache_write_5m=5, cache_write_1h=3_000_000, output=2)]
     moments = [datetime(2024, 6, 1, 3, tzinfo=UTC), datetime(2026, 1, 15, 17, 30, tzinfo=UTC), costs._UNDATED]
     compared = 0
-    for provider in costs._snapshot().providers:
+    for provider in costs.load_price_table().providers:
         for model in provider.models:
             for moment in moments:
                 prices = model.get_prices(moment)

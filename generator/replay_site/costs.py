@@ -59,7 +59,7 @@ _MTOK = Decimal(1_000_000)
 
 
 @lru_cache(maxsize=1)
-def _snapshot() -> DataSnapshot:
+def load_price_table() -> DataSnapshot:
     """Our own snapshot of the bundled table rather than `genai_prices.calc_price`: that goes
     through a process-wide snapshot which `UpdatePrices` may swap for one fetched over the
     network. Pricing must be offline and reproducible. Loaded on first use: importing the
@@ -224,7 +224,7 @@ def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
     """genai-prices' provider and model for a model string, honouring a "provider/" prefix."""
     from genai_prices.data_snapshot import find_provider_by_id
 
-    snapshot = _snapshot()
+    snapshot = load_price_table()
     attempts: list[tuple[str, str | None]] = []
     if "/" in model:
         prefix, rest = model.split("/", 1)

@@ -37,7 +37,7 @@ from .order import navigation, site_order
 from .render import PageNav, RenderedPage, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
-from .workers import WorkerPool
+from .workers import WorkerPool, release_freed_memory, run_then_release
 from .writer import MANIFEST, FolderWriter, SiteWriter
 
 Progress = Callable[[int, int], None]
@@ -367,27 +367,45 @@ class _InlineExecutor:
 
     @staticmethod
     def map(function, items):
-        return map(function, items)
+        return (run_then_release(function, item) for item in items)
 
 
-# Starting a spawned worker (interpreter, jinja2, pygments, prices, the secret scanner)
-# costs about half a second of a core and ~40 MiB, and the parent waits meanwhile. On the
+# Starting workers (an interpreter loading jinja2, pygments, prices and the secret scanner:
+# once in the fork server, else once per spawned worker) costs about half a second of a core,
+# and the parent waits meanwhile. Measured with spawned workers: on the
 # 2-core development machine, quiet, the 80 MiB benchmark corpus built in 12.9-14.3 s wall
 # in one process and 8.3-8.6 s with two workers (on the same machine loaded by other jobs,
 # two workers lost: 16.9 s against 11.9 s); the tests' and the examples' few MiB stay in
 # one process.
 BYTES_PER_WORKER = 16 << 20
+# The process that started this module's fork server: a process forked from it inherits the
+# server's handles but is not its parent, so it uses spawned workers instead.
+_fork_server_owner: int | None = None
 
 
 def _executor(jobs: int, work_bytes: int, sources: int):
     """Workers for the build: `jobs` when given, else as many as the bytes to read pay for
     (never more than sources to read, nor than cores)."""
     workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
+    release_freed_memory()  # discovery's file heads, before the long part of the build
     if workers <= 1:
         return _InlineExecutor()
-    # spawn, not fork: the CLI's progress bar runs a thread, and forking a threaded
-    # process can deadlock the children.
-    return WorkerPool(workers, multiprocessing.get_context("spawn"))
+    return WorkerPool(workers, _worker_context())
+
+
+def _worker_context():
+    """Workers forked from a fork server that has loaded what they all need (worker_preload),
+    so they share those pages; spawned workers where that cannot work. Never forked from this
+    process itself: the CLI's progress bar runs a thread, and forking a threaded process can
+    deadlock the children."""
+    global _fork_server_owner
+    if _fork_server_owner not in (None, os.getpid()) or not hasattr(os, "pidfd_open") \
+            or "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    _fork_server_owner = os.getpid()
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["replay_site.worker_preload"])
+    return context
 
 
 def _load_one(reference: str, options: BuildOptions) -> Session:

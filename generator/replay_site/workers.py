@@ -1,9 +1,11 @@
 """Worker processes that die with the build.
 
 A worker asks the kernel to kill it when its parent dies (prctl PR_SET_PDEATHSIG, Linux),
-and a watchdog thread checks its parent every half second where that call is missing. So a
-build killed with SIGKILL leaves no worker behind, and with the workers gone, the
-multiprocessing resource tracker (which lives while anyone holds its pipe) exits too. Ctrl-C
+and a watchdog thread waits for the build process to end (a pidfd; where that is missing, it
+checks every half second). The parent is the build for a spawned worker, and the build's fork
+server for a forked one, which lives as long as any worker holds its pipe: so the watchdog
+watches the build itself. A build killed with SIGKILL leaves no worker behind, and with the
+workers gone, the fork server and the resource tracker exit too. Ctrl-C
 is the parent's to handle: it stops the workers at once instead of waiting for their tasks.
 """
 from __future__ import annotations
@@ -11,39 +13,83 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import select
 import signal
 import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
 
 _PR_SET_PDEATHSIG = 1
 _WATCH_SECONDS = 0.5
+
+
+@lru_cache(maxsize=1)
+def _libc():
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    except OSError:
+        return None
+
+
+def release_freed_memory() -> None:
+    """Give the heap's free pages back to the system. glibc keeps them otherwise, so a peak of
+    short-lived objects (discovery's file heads, one large session's model) would stay
+    counted against the build for the rest of its run."""
+    trim = getattr(_libc(), "malloc_trim", None)  # glibc only
+    if trim is not None:
+        trim(0)
+
+
+def run_then_release(function, *args, **kwargs):
+    """`function(*args, **kwargs)`, then what its objects held is handed back (a worker's
+    task: a session's model and pages are garbage once the task returns)."""
+    try:
+        return function(*args, **kwargs)
+    finally:
+        release_freed_memory()
 
 
 def _ask_kernel_to_kill_me_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
+        _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except AttributeError:
         pass  # the watchdog below still ends this worker
 
 
-def _watch_parent(parent: int) -> None:
+def _watch(build: int, parent: int, handle: int | None) -> None:
+    """Ends this worker when the build ends (its pidfd `handle` turns readable) or when the
+    process that started this worker does (it is then adopted by another)."""
     while os.getppid() == parent:
-        time.sleep(_WATCH_SECONDS)
+        if handle is None:
+            time.sleep(_WATCH_SECONDS)
+            try:
+                os.kill(build, 0)
+            except ProcessLookupError:
+                break
+        elif select.select([handle], [], [], _WATCH_SECONDS)[0]:
+            break
     os._exit(1)
 
 
-def die_with_parent(parent: int) -> None:
-    """Pool initializer: bind this worker's life to the build process `parent`."""
+def die_with_parent(build: int) -> None:
+    """Pool initializer: bind this worker's life to the build process `build`, which is its
+    parent (spawned) or its parent's (forked by the build's fork server)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
     _ask_kernel_to_kill_me_with_parent()
-    if os.getppid() != parent:  # the parent died before the request above was made
+    try:
+        handle = os.pidfd_open(build)  # Linux 5.3: readable once the build has ended
+    except ProcessLookupError:
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watchdog").start()
+    except (AttributeError, OSError):
+        handle = None
+    if os.getppid() != parent:  # the parent died before the kernel was asked above
+        os._exit(1)
+    threading.Thread(target=_watch, args=(build, parent, handle), daemon=True, name="build-watchdog").start()
 
 
 class WorkerPool(ProcessPoolExecutor):
@@ -59,7 +105,7 @@ class WorkerPool(ProcessPoolExecutor):
         # (A Ctrl-C arriving meanwhile is delivered to the parent when the mask is restored.)
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            return super().submit(*args, **kwargs)
+            return super().submit(run_then_release, *args, **kwargs)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 

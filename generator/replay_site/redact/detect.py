@@ -89,7 +89,7 @@ class ScannerUnavailable(RuntimeError):
 
 
 @lru_cache(maxsize=1)
-def _scanner():
+def load_scanner():
     """The catalogue, compiled once per process and only when a session is redacted: loading
     it costs a few seconds the first time (then kingfisher's own disk cache, ~0.3 s)."""
     try:
@@ -117,7 +117,7 @@ def _kind(rule_id: str) -> str:
 def _catalogue_hits(text: str) -> list[Hit]:
     data = text.encode("utf-8", "replace")  # lone surrogates become one byte, like one character
     hits = []
-    for finding in _scanner().scan(data):
+    for finding in load_scanner().scan(data):
         if not finding.visible:
             continue
         location = finding.location
