@@ -40,14 +40,22 @@ ENTRY = ("import sys\ntry:\n    from replay_site.entry import main\nexcept Impor
          "sys.argv[0] = 'replay-site'\nmain()")
 
 
-def _tree_pss_kib(root: int) -> int:
-    """PSS of `root` and all its descendants, in KiB."""
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _sample_tree(root: int, cpu: dict[int, float]) -> int:
+    """PSS of `root` and all its descendants, in KiB; records each one's own CPU seconds so
+    far in `cpu` (by pid, including processes that the root never waits for, such as a fork
+    server's workers)."""
     pending, total = [root], 0
     while pending:
         pid = pending.pop()
         try:
             with open(f"/proc/{pid}/smaps_rollup") as stream:
                 total += next(int(line.split()[1]) for line in stream if line.startswith("Pss:"))
+            with open(f"/proc/{pid}/stat") as stream:
+                fields = stream.read().rsplit(")", 1)[1].split()
+            cpu[pid] = (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
             for task in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{task}/children") as stream:
                     pending.extend(int(child) for child in stream.read().split())
@@ -57,16 +65,19 @@ def _tree_pss_kib(root: int) -> int:
 
 
 def measure(command: list[str], env: dict[str, str]) -> dict[str, float]:
-    """Wall and CPU seconds and peak tree PSS (MiB) of one command run to completion."""
+    """Wall and CPU seconds and peak tree PSS (MiB) of one command run to completion. CPU is
+    the larger of the waited-for children's (exact, but blind to processes the build does not
+    reap) and the sum of every sampled process's own (short by at most a sample each)."""
     before = os.times()
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
+    sampled: dict[int, float] = {}
 
     def sample() -> None:
         nonlocal peak
         while process.poll() is None:
-            peak = max(peak, _tree_pss_kib(process.pid))
+            peak = max(peak, _sample_tree(process.pid, sampled))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample)
@@ -77,8 +88,8 @@ def measure(command: list[str], env: dict[str, str]) -> dict[str, float]:
     after = os.times()
     if process.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{errors.decode()[-2000:]}")
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {"wall": wall, "cpu": cpu, "pss": peak / 1024}
+    waited = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"wall": wall, "cpu": max(waited, sum(sampled.values())), "pss": peak / 1024}
 
 
 def _floor_file(task: tuple[str, str]) -> int:
