@@ -347,6 +347,22 @@ def _adopt(parent: Session, builder: StepBuilder, child: Session) -> None:
             child.title = description
 
 
+_SUMMARY_MARKS = (b'"type":"summary"', b'"type": "summary"')
+
+
+def _mentions(handle, marks: tuple[bytes, ...], block: int = 1 << 20) -> bool:
+    """Whether the file holds any of `marks`, read in blocks (most files hold none: one
+    search per block costs far less than going through their lines)."""
+    overlap = max(map(len, marks)) - 1
+    tail = b""
+    while data := handle.read(block):
+        window = tail + data
+        if any(mark in window for mark in marks):
+            return True
+        tail = window[-overlap:]
+    return False
+
+
 @lru_cache(maxsize=64)
 def _project_summaries(folder: str) -> dict[str, str]:
     """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
@@ -355,8 +371,11 @@ def _project_summaries(folder: str) -> dict[str, str]:
     for path in sorted(Path(folder).glob("*.jsonl")):
         try:
             with open_regular(path) as handle:
+                if not _mentions(handle, _SUMMARY_MARKS):
+                    continue
+                handle.seek(0)
                 for raw in handle:
-                    if b'"type":"summary"' not in raw and b'"type": "summary"' not in raw:
+                    if not any(mark in raw for mark in _SUMMARY_MARKS):
                         continue
                     try:
                         obj = orjson.loads(raw)

@@ -8,8 +8,8 @@ take the structured extras from `toolUseResult` where they are exact.
 from __future__ import annotations
 
 import re
+from itertools import count
 from typing import Any
-
 
 from ...diffs import change_from_texts, diff_texts, hunks_to_diff
 from ...model import FileChange, Image, TodoItem, ToolCall
@@ -133,7 +133,7 @@ def _read_output(output: str, result: dict[str, Any]) -> str:
         return output
     start = file.get("startLine") if isinstance(file.get("startLine"), int) else 1
     lines = file["content"].splitlines()
-    return "\n".join(f"{number:>6}→{line}" for number, line in enumerate(lines, start=start))
+    return "\n".join(map("{:>6}→{}".format, count(start), lines))
 
 
 def content_parts(content: Any) -> tuple[str, list[Image], list[str]]:
