@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Detail, Fact, FileChange, Image, Problem, Session, Step, TodoItem, ToolCall, Variable
+from .model import Cost, Detail, Fact, FileChange, Image, Problem, Session, Step, TodoItem, ToolCall, Variable
 
 Fix = Callable[[str], str]
 
@@ -38,7 +38,8 @@ _IDENTITY: dict[type, tuple[str, ...]] = {
     FileChange: ("kind",),
     Image: ("data_base64",),
     TodoItem: ("status",),
-    Problem: ("message", "path"),
+    Problem: ("kind", "message", "path"),
+    Cost: ("source",),
 }
 # Redaction cuts argument trees nested deeper than its limit, counted from the session
 # (session, its steps, a step, its calls, a call): where an argument tree starts.
@@ -88,6 +89,8 @@ class StringWalk:
         step.memory_notes = self._strings(step.memory_notes)
         if self.identity:
             step.child_session_ids = self._strings(step.child_session_ids)
+            if step.cost is not None:
+                self._fields(step.cost, Cost)
 
     def call(self, call: ToolCall) -> None:
         self._fields(call, ToolCall)
