@@ -65,11 +65,9 @@ class StringWalk:
         session.declared_models = self._strings(session.declared_models)
         for step in session.steps:
             self.step(step)
-        for fact in session.facts:
-            self._fields(fact, Fact)
+        self._each(session.facts, Fact)
         if self.identity:
-            for problem in session.problems:
-                self._fields(problem, Problem)
+            self._each(session.problems, Problem)
             if session.redactions:
                 self._tree(session.redactions, 0)
         if self.family:
@@ -80,12 +78,9 @@ class StringWalk:
         self._fields(step, Step)
         for call in step.tool_calls:
             self.call(call)
-        for image in step.images:
-            self._fields(image, Image)
-        for detail in step.details:
-            self._fields(detail, Detail)
-        for variable in step.variables:
-            self._fields(variable, Variable)
+        self._each(step.images, Image)
+        self._each(step.details, Detail)
+        self._each(step.variables, Variable)
         step.memory_notes = self._strings(step.memory_notes)
         if self.identity:
             step.child_session_ids = self._strings(step.child_session_ids)
@@ -105,12 +100,13 @@ class StringWalk:
                 call.arguments = fixed
         elif isinstance(arguments, (dict, list)):
             self._tree(arguments, ARGUMENTS_DEPTH)
-        for change in call.changes:
-            self._fields(change, FileChange)
-        for image in call.images:
-            self._fields(image, Image)
-        for todo in call.todos:
-            self._fields(todo, TodoItem)
+        self._each(call.changes, FileChange)
+        self._each(call.images, Image)
+        self._each(call.todos, TodoItem)
+
+    def _each(self, nodes: list[Any], kind: type) -> None:
+        for node in nodes:
+            self._fields(node, kind)
 
     def _fields(self, node: Any, kind: type) -> None:
         fix = self.fix
