@@ -11,12 +11,13 @@ import gc
 
 from . import costs, render, search, site, spool, summary  # noqa: F401 (what worker tasks run)
 from .readers import registry
-from .redact.detect import ScannerUnavailable, load_scanner
+from .redact.detect import load_scanner
 
-registry()  # imports every reader
-costs.load_price_table()
-try:
-    load_scanner()
-except ScannerUnavailable:
-    pass  # a worker that needs it tries again, and reports it to the user
+# Each only warms a cache: what fails here fails again in the worker that needs it, which
+# reports it the way the build always does (a fork server that died would only lose the build).
+for warm_up in (registry, costs.load_price_table, load_scanner):  # every reader, the prices, the catalogue
+    try:
+        warm_up()
+    except Exception:  # noqa: BLE001 (see above)
+        pass
 gc.freeze()
