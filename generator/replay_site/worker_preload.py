@@ -8,6 +8,7 @@ garbage collector, whose passes would otherwise write to (and so copy) every sha
 from __future__ import annotations
 
 import gc
+import signal
 
 from . import costs, render, search, site, spool, summary  # noqa: F401 (what worker tasks run)
 from .readers import registry
@@ -21,3 +22,7 @@ for warm_up in (registry, costs.load_price_table, load_scanner):  # every reader
     except Exception:  # noqa: BLE001 (see above)
         pass
 gc.freeze()
+# Ctrl-C is the build's to handle. The fork server restores Python's SIGINT handler in each
+# worker it forks, but not its signal mask: blocked here, a Ctrl-C that lands before the
+# worker's initializer ignores SIGINT (workers.die_with_parent) is not a KeyboardInterrupt.
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
