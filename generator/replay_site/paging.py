@@ -48,3 +48,8 @@ def step_href(slug: str, step: int, from_path: str) -> str:
     target = page_path(slug, page_of(step))
     anchor = f"#step-{step}"
     return anchor if target == from_path else relative(target, from_path) + anchor
+
+
+def pages_of(steps: list) -> list[list]:
+    """A session's steps cut into its pages (one empty page for a session without steps)."""
+    return [steps[start:start + PAGE_STEPS] for start in range(0, len(steps), PAGE_STEPS)] or [[]]
