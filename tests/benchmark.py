@@ -35,6 +35,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 import benchmark_corpus  # noqa: E402
+from gen_long_session import write_long_claude_session  # noqa: E402
 
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 LONG_STEPS = (10_000, 50_000)
@@ -250,7 +251,7 @@ def run(work: Path, args: argparse.Namespace) -> None:
         for steps in LONG_STEPS:
             long_corpus = work / f"long-{steps}"
             if not long_corpus.is_dir():
-                benchmark_corpus.long_session(long_corpus, steps)
+                write_long_claude_session(long_corpus / "-home-dev-long" / "long.jsonl", steps)
             print(one_session_row(bench, f"one {steps:,}-step session, cold", long_corpus, work / "long-site", args.runs))
     if args.huge:
         size = args.huge.stat().st_size if args.huge.is_file() else folder_bytes(args.huge)
