@@ -4,10 +4,10 @@ Reading and rendering a session is a function of that session alone, so sources 
 processed independently: in worker processes (`jobs`), and not at all when the cache says
 their bytes are unchanged (cache.py). A first pass reads each source once and keeps only
 small summaries, which fix the site's order and each page's neighbours; the sessions wait
-on disk (a pickle per source, the spool) for the second pass, which writes their pages,
-one family in memory at a time. So a log appended to while the build runs (the session
-running right now) gives pages that agree with sessions.json, and the cache records
-exactly the bytes that were read.
+on disk (a file per source, the spool) for the second pass, which writes their pages a
+page of steps at a time (session_files.py). So a log appended to while the build runs
+(the session running right now) gives pages that agree with sessions.json, and the cache
+records exactly the bytes that were read.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import os
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
@@ -35,6 +35,7 @@ from .readers import SessionSource, registry
 from .redact import redact_session
 from .order import navigation, site_order
 from .render import PageNav, Renderer, theme_search_path
+from .session_files import write_session
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
 from .workers import WorkerPool
@@ -323,7 +324,10 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
         for head, whole, pages in sessions or ():
             slug = page_slug(head, head.source)
             nav, summary = unwritten.pop(slug)
-            _write_session(writer, renderer, head, whole, pages, nav, summary, problems)
+            failed = write_session(writer, renderer, whole, pages, nav)
+            if failed is not None:
+                problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({_detail(failed)})", head.source))
+                writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, _detail(failed)))
     except PublishError:  # the output folder failed: the build stops (writer.py)
         raise
     except Exception as exc:  # a damaged spool file: the source's pages not written become notices
@@ -335,34 +339,6 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
             writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
         return writer.written, problems + ([Problem("warning", detail, source.rel)] if unwritten else []), False
     return writer.written, problems, True
-
-
-def _write_session(writer: FolderWriter, renderer: Renderer, head: Session, whole: views.SessionDigest,
-                   pages: Iterable[list[Step]], nav: PageNav, summary: SessionSummary, problems: list[Problem]) -> None:
-    """One session's pages and side files as they are rendered, then its search shard; a
-    session the renderer fails on gets a notice page instead, and none of its other files."""
-    before = set(writer.written)
-    shard = search.SessionShard(nav.slug)
-
-    def fed(pages: Iterable[list[Step]]) -> Iterator[list[Step]]:
-        for steps in pages:
-            shard.add(steps)
-            yield steps
-
-    try:
-        for name, text in renderer.session_pages(whole, fed(pages), nav):
-            writer.write(name, text)
-    except PublishError:
-        raise
-    except Exception as exc:  # one unrenderable session must not cost the user the site
-        detail = _detail(exc)
-        problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({detail})", head.source))
-        writer.remove(writer.written - before)
-        # no search shard either: its hits would link to steps on no page
-        writer.write(f"sessions/{nav.slug}.html", renderer.failed_page(summary, nav, detail))
-        return
-    for name, data in shard.files().items():
-        writer.write(name, data)
 
 
 def _failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
