@@ -49,3 +49,11 @@ def test_a_line_changed_or_gone_since_gives_its_outline(tmp_path):
     again = list(objects_again(log, light))
     assert again[0] == (1, {"type": "user", "uuid": "a", "message": {"content": "hi"}})
     assert again[1:] == light[1:]  # line 3 no longer an object, line 4 gone: their outlines
+
+
+def test_lines_of_kinds_the_reader_only_counts_are_not_read_again(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "progress", "uuid": "p", "data": {"big": "output"}}\n{"type": "user", "uuid": "u", "message": {"content": "hi"}}\n')
+    light = outlines(iter_objects(log, []))
+    again = list(objects_again(log, light, {"progress"}))
+    assert again == [(1, {"type": "progress", "uuid": "p"}), (2, {"type": "user", "uuid": "u", "message": {"content": "hi"}})]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +42,12 @@ def _cleaned(number: int, raw: bytes) -> bytes:
     return raw.removeprefix(BOM).strip() if number == 1 else raw
 
 
-def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any]]]:
+def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
+                  unread_kinds: Collection[str] = ()) -> Iterator[tuple[int, dict[str, Any]]]:
     """The whole objects of lines iter_objects gave before, read again by line number, for a
     reader that kept only an outline of each (a few keys) to hold less: a 200 MB log's lines
-    parsed took 660 MiB. A line that is no longer an object there (the file changed since)
-    gives its outline."""
+    parsed took 660 MiB. Lines of `unread_kinds` (whose outline is all the reader needs) and
+    a line that is no longer an object there (the file changed since) give their outline."""
     pending = iter(outlines)
     wanted = next(pending, None)
     with open_regular(path) as handle:
@@ -55,10 +56,12 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]]) ->
                 return
             if number < wanted[0]:
                 continue
-            try:
-                value = loads(_cleaned(number, raw))
-            except ValueError:
-                value = None
+            value = None
+            if kind_of(wanted[1]) not in unread_kinds:
+                try:
+                    value = loads(_cleaned(number, raw))
+                except ValueError:
+                    pass
             yield number, value if isinstance(value, dict) else wanted[1]
             wanted = next(pending, None)
     while wanted is not None:  # the file is shorter than it was

@@ -253,7 +253,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
     turn_seconds: list[float] = []
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
-    for number, obj in objects_again(path, rows):
+    for number, obj in objects_again(path, rows, IGNORED_KINDS):  # only counted: their outline will do
         kind = kind_of(obj)
         if kind == "assistant":
             builder.assistant(number, obj)
