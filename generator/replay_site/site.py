@@ -316,12 +316,12 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     problems: list[Problem] = []
     detail = "the log changed while the site was being built; build again to see it"
     unwritten = dict(navs)
-    # The spooled heads live as long as the source's pages take: left to the cycle
-    # collector, every collection while rendering would walk them again.
-    gc.freeze()
     try:
         sessions = _sessions_again(source, spooled, states, navs, options)
         for head, whole, pages in sessions or ():
+            # What a session's pages need from all its steps lives as long as they take: left
+            # to the cycle collector, every collection while rendering would walk it again.
+            gc.freeze()
             slug = page_slug(head, head.source)
             nav, summary = unwritten.pop(slug)
             failed = write_session(writer, renderer, whole, pages, nav)
