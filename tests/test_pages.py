@@ -124,6 +124,9 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     assert current and current[0].get_text() == "45"
     assert there.select_one('nav.page-nav a[rel="next"]')["href"] == "46.html"
     assert there.select_one('nav.page-nav a[rel="prev"]')["href"] == "44.html"
+    # the running total is carried from page to page: the last step's is the header's total
+    last = soup(out / paging.page_path(slug, 46)).select("li.step .running-cost")[-1].get_text(strip=True)
+    assert last.removeprefix("Σ").strip() == page.find("dt", string="Cost").find_next("dd").get_text(" ", strip=True)
 
 
 def test_the_subagent_of_link_goes_to_the_spawning_step(tmp_path):
@@ -152,8 +155,9 @@ def test_costs_are_written_one_way():
     total.add(Cost(0.01, "estimate"), "m")
     total.add(Cost(None, "unknown"), "x")
     assert formatting.cost_total(total) == "≥ $0.0100"
-    running = formatting.running_costs([_Priced(Cost(0.01, "log")), _Priced(Cost(0.02, "log")), _Priced(None)])
-    assert [r.text for r in running] == ["$0.0100", "$0.0300", "$0.0300"]
+    running = formatting.RunningCost()
+    assert [running.after(step).text for step in (_Priced(Cost(0.01, "log")), _Priced(Cost(0.02, "log")), _Priced(None))] == \
+        ["$0.0100", "$0.0300", "$0.0300"]
 
 
 class _Priced:

@@ -143,9 +143,9 @@ class Renderer:
     def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
                        side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> Iterator[tuple[int, str]]:
         template = self.env.get_template("session.html")
-        number = 0
+        number, running = 0, formatting.RunningCost()
         for number, steps in enumerate(pages, start=1):
-            page = views.page_view(whole, layout, number, steps, nav, side, shard)
+            page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
             if number == 1:  # the whole session's charts, on its first page
                 page.charts = [_relinked(chart, layout, page.path) for chart in whole.charts]
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline)

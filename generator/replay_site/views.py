@@ -1,6 +1,6 @@
 """Page view models of a session: what the session template prints, page by page.
 
-Figures are formatted here once (formatting.py), running costs computed once per session,
+Figures are formatted here once (formatting.py), running costs added up once as the pages come,
 and every link to a step names the page that holds it (paging.py). A long session becomes
 several pages of paging.PAGE_STEPS steps. The header and the session map (a few numbers per
 error and per page, for the keys and old links) are on every page; the full error list and
@@ -193,7 +193,7 @@ class SessionIndex:
     failed: list[int]
     prompts: list[tuple[int, str]]
     checkpoints: list[tuple[int, str]]
-    running: list[CostText] | None
+    priced: bool  # some step has a price: every step shows the running total
 
     def errors_on(self, steps: range) -> list[tuple[int, str]]:
         return _within(self.errors, steps)
@@ -220,8 +220,7 @@ def session_index(session: Session) -> SessionIndex:
             prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             checkpoints.append((step.number, step.checkpoint))
-    running = formatting.running_costs(session.steps) if session.cost.priced_steps else None
-    return SessionIndex(errors, failed, prompts, checkpoints, running)
+    return SessionIndex(errors, failed, prompts, checkpoints, session.cost.priced_steps > 0)
 
 
 def _rebase(href: str, page_path: str) -> str:
@@ -266,7 +265,9 @@ def digest(session: Session, summary: SessionSummary, standalone: bool = False) 
 
 
 def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[Step], nav: Any,
-              side: SideFiles, shard: str | None) -> PageView:
+              side: SideFiles, shard: str | None, running: formatting.RunningCost) -> PageView:
+    """Page `page` of a session from its steps; `running` has seen every step before them
+    (pages come in order)."""
     path = layout.path(page)
     href = lambda number: layout.step_href(number, path)  # noqa: E731 - one line, used below
     shown = layout.steps_of(page)
@@ -277,8 +278,8 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     errors = index.errors if page == 1 else index.errors_on(shown)
     prompts = index.prompts if page == 1 else index.prompts_on(shown)
     children = {cid: _link(link, path) for cid, link in nav.children.items()} if nav else {}
-    steps = [step_view(step, side, path, whole.local_time, index.running[step.number - 1] if index.running else None,
-                       children) for step in page_steps]
+    steps = [step_view(step, side, path, whole.local_time, running.after(step) if index.priced else None, children)
+             for step in page_steps]
     page_links = [PageLink(k, "#" if k == page else paging.relative(layout.path(k), path), k == page,
                            "prev" if k == page - 1 else "next" if k == page + 1 else None)
                   for k in range(1, layout.pages + 1)] if layout.pages > 1 else []
