@@ -1,12 +1,14 @@
 """Build-speed benchmark (not a test: speed is measured here, never asserted in tests).
 
     python tests/benchmark.py --size small|medium|large [--formats claude gptme codex] [--runs 3]
-                              [--jobs 0] [--keep DIR] [--long]
+                              [--jobs 0] [--keep DIR] [--long] [--huge LOG]
 
 Generates a deterministic corpus (tests/benchmark_corpus.py), then times, each as a fresh
 `replay-site build` process (the console entry, so imports count): a cold build (empty
 output and cache), a rebuild with nothing changed, one log touched (mtime only), one turn
-appended to one log, and with --long a 10,000-step session. The floor runs in the same
+appended to one log; with --long a 10,000-step and a 50,000-step session (with the time per
+step of each: it stays the same when a build is linear in the steps), and with --huge a build
+of one given log (the 200 MB single-session one, for instance). The floor runs in the same
 session: read + orjson-parse every line + escape every string + write the same bytes, with
 1 and 2 processes. Medians of --runs alternating runs. Reported per scenario: wall and CPU
 seconds, peak PSS of the whole process tree (sampled from /proc/*/smaps_rollup), output
@@ -33,8 +35,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 import benchmark_corpus  # noqa: E402
+from gen_long_session import write_long_claude_session  # noqa: E402
 
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
+LONG_STEPS = (10_000, 50_000)
 # The console entry; checkouts from before entry.py existed (--generator) run the typer app.
 ENTRY = ("import sys\ntry:\n    from replay_site.entry import main\nexcept ImportError:\n    from replay_site.cli import app as main\n"
          "sys.argv[0] = 'replay-site'\nmain()")
@@ -192,13 +196,23 @@ def row(name: str, figures: dict[str, float], floor_wall: float | None = None) -
             f"{figures.get('bytes', 0) / 2**20:.1f} | {ratio} |")
 
 
+def one_session_row(bench: Bench, name: str, log: Path, out: Path, runs: int) -> str:
+    """A long session's cold build, with its time per step: a build linear in the steps keeps
+    the same ms per step at 10,000 and at 50,000 steps."""
+    figures = median([bench.cold(log, out) for _ in range(runs)])
+    steps = sum(entry["steps"] for entry in orjson.loads((out / "sessions.json").read_bytes())["sessions"])
+    per_step = f"{steps:,} steps, {1000 * figures['wall'] / steps:.2f} ms wall / {1000 * figures['cpu'] / steps:.2f} ms CPU per step"
+    return row(f"{name}: {per_step}", figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=sorted(benchmark_corpus.SIZES), default="small")
     parser.add_argument("--formats", nargs="+", default=["claude", "gptme", "codex"])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=0, help="-j for replay-site (0 = auto)")
-    parser.add_argument("--long", action="store_true", help="also time a 10,000-step session")
+    parser.add_argument("--long", action="store_true", help="also time one generated session of 10,000 and one of 50,000 steps")
+    parser.add_argument("--huge", type=Path, metavar="LOG", help="also time a build of this one log (e.g. the 200 MB single-session one)")
     parser.add_argument("--peers", action="store_true", help="also time claude-code-log / claude-code-transcripts when installed")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (the corpus is reused)")
     parser.add_argument("--generator", type=Path, default=GENERATOR, help="the replay_site package's parent folder to time")
@@ -245,10 +259,14 @@ def run(work: Path, args: argparse.Namespace) -> None:
     print(row("one log touched", median(touch)))
     print(row("one turn appended", median(append)))
     if args.long:
-        long_corpus = work / "long"
-        if not long_corpus.is_dir():
-            benchmark_corpus.long_session(long_corpus)
-        print(row("one 10,000-step session, cold", median([bench.cold(long_corpus, work / "long-site") for _ in range(args.runs)])))
+        for steps in LONG_STEPS:
+            long_corpus = work / f"long-{steps}"
+            if not long_corpus.is_dir():
+                write_long_claude_session(long_corpus / "-home-dev-long" / "long.jsonl", steps)
+            print(one_session_row(bench, f"one {steps:,}-step session, cold", long_corpus, work / "long-site", args.runs))
+    if args.huge:
+        size = args.huge.stat().st_size if args.huge.is_file() else folder_bytes(args.huge)
+        print(one_session_row(bench, f"{args.huge.name} ({size / 2**20:.0f} MiB), cold", args.huge, work / "huge-site", args.runs))
     if args.peers:
         for name, figures in peers(corpus, work).items():
             print(row(f"{name}, cold (Claude part)", figures, floor_wall))

@@ -201,16 +201,3 @@ def make_corpus(folder: Path, size: str, formats: list[str]) -> None:
         gptme_corpus(folder / "gptme", *plan["gptme"])
     if "codex" in formats:
         codex_corpus(folder / "codex", *plan["codex"])
-
-
-def long_session(folder: Path, steps: int = 10_000) -> None:
-    """One Claude Code session of about `steps` steps."""
-    rng = random.Random(14)
-    log = _Claude(rng, "10000000-aaaa-4bbb-8ccc-000000000001", "/home/dev/long", datetime(2026, 4, 1, tzinfo=timezone.utc))
-    for turn in range(steps // 2):
-        if turn % 25 == 0:
-            log.user(_prose(rng, 20))
-        log.turn(MODELS[0], 1)
-    target = folder / "-home-dev-long" / f"{log.session_id}.jsonl"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(log.text())

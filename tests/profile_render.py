@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_long_session import write_long_claude_session  # noqa: E402
+from sitetools import render_whole  # noqa: E402
 
 from replay_site import highlight, views  # noqa: E402
 from replay_site.costs import price_session  # noqa: E402
@@ -56,19 +57,19 @@ def main() -> None:
     price_session(session, None)
     summary = summarize(session, "Claude Code", "sessions/long.html", "sessions/long.html")
     renderer, nav = Renderer(), PageNav(page_slug(session, session.source))
-    renderer.session_page(session, summary, nav)
+    render_whole(renderer, session, summary, nav)
     SPENT.update(dict.fromkeys(SPENT, 0.0))
     start = time.perf_counter()
-    page = renderer.session_page(session, summary, nav)
+    files = render_whole(renderer, session, summary, nav)
     total = time.perf_counter() - start
     templates = total - sum(SPENT.values())
-    pages = 1 + sum(name.endswith(".html") for name in page.files)
+    pages = sum(name.endswith(".html") for name in files)
     print(f"{len(session.steps)} steps, {pages} pages: render {total:.2f}s = "
           + ", ".join(f"{name} {seconds:.2f}s" for name, seconds in SPENT.items())
           + f", templates {templates:.2f}s ({templates / total:.0%})")
     if args.cprofile:
         profile = cProfile.Profile()
-        profile.runcall(renderer.session_page, session, summary, nav)
+        profile.runcall(render_whole, renderer, session, summary, nav)
         pstats.Stats(profile).sort_stats("tottime").print_stats(25)
 
 

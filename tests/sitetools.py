@@ -37,3 +37,11 @@ def run_sitecheck(site: Path) -> str:
     result = subprocess.run([sys.executable, str(SITECHECK), str(site)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout.strip().splitlines()[-1]
+
+
+def render_whole(renderer, session, summary, nav) -> dict[str, str]:
+    """Every file of one session rendered from the session whole in memory (a build renders
+    it from the spool a page at a time): site path -> text, the first page first."""
+    from replay_site import paging, views
+
+    return dict(renderer.session_pages(views.digest(session, summary), paging.pages_of(session.steps), nav))

@@ -38,15 +38,15 @@ def reads(monkeypatch) -> list[str]:
 
 @pytest.fixture
 def renders(monkeypatch) -> list[str]:
-    """The session pages rendered, by id."""
+    """The sessions rendered, by page slug."""
     seen: list[str] = []
-    original = Renderer.session_page
+    original = Renderer.session_pages
 
-    def counting(self, session, *args, **kwargs):
-        seen.append(session.id)
-        return original(self, session, *args, **kwargs)
+    def counting(self, whole, pages, nav):
+        seen.append(nav.slug)
+        return original(self, whole, pages, nav)
 
-    monkeypatch.setattr(Renderer, "session_page", counting)
+    monkeypatch.setattr(Renderer, "session_pages", counting)
     return seen
 
 

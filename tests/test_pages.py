@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
-from sitetools import soup
+from sitetools import render_whole, soup
 from test_site import glue_session
 
 from replay_site import formatting, paging, site
@@ -100,7 +100,19 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     there = soup(holder)
     assert there.find(id="step-9000") is not None
     assert there.select_one('ol.step-index a[href="#step-9000"]') is not None
-    assert there.select_one('ol.prompt-outline a[data-step="1"]')["href"] == f"../{slug}.html#step-1"
+    # a later page lists its own errors and prompts, linked on the page, and links to the
+    # full lists on the first page rather than repeating them (they grew with pages x errors)
+    own = paging.page_range(45, LONG_STEPS)
+    listed = there.select("header.summary ul.error-list a")
+    assert [a["href"] for a in listed] == [f"#step-{n}" for n in errors if n in own] and listed
+    assert there.select_one("details.errors summary").get_text(" ", strip=True) == \
+        f"✗ {len(listed)} errors on this page, of {len(errors):,} errors"
+    assert there.select_one("p.all-errors a")["href"] == f"../{slug}.html#errors"
+    own_prompts = [int(a["data-step"]) for a in there.select("ol.prompt-outline a")]
+    assert own_prompts == [n for n in (int(a["data-step"]) for a in prompts) if n in own] and own_prompts
+    assert there.select_one("p.all-prompts a")["href"] == f"../{slug}.html#prompts"
+    assert page.find(id="errors") is not None and page.find(id="prompts") is not None
+    assert page.select_one("p.all-errors") is None and page.select_one("p.all-prompts") is None
     session_map = json.loads(there.find("script", id="session-map").string)
     assert session_map["errors"] == errors
     assert len(session_map["pages"]) == 46 and session_map["pages"][0] == [1, 200, f"../{slug}.html"]
@@ -112,6 +124,9 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     assert current and current[0].get_text() == "45"
     assert there.select_one('nav.page-nav a[rel="next"]')["href"] == "46.html"
     assert there.select_one('nav.page-nav a[rel="prev"]')["href"] == "44.html"
+    # the running total is carried from page to page: the last step's is the header's total
+    last = soup(out / paging.page_path(slug, 46)).select("li.step .running-cost")[-1].get_text(strip=True)
+    assert last.removeprefix("Σ").strip() == page.find("dt", string="Cost").find_next("dd").get_text(" ", strip=True)
 
 
 def test_the_subagent_of_link_goes_to_the_spawning_step(tmp_path):
@@ -140,8 +155,9 @@ def test_costs_are_written_one_way():
     total.add(Cost(0.01, "estimate"), "m")
     total.add(Cost(None, "unknown"), "x")
     assert formatting.cost_total(total) == "≥ $0.0100"
-    running = formatting.running_costs([_Priced(Cost(0.01, "log")), _Priced(Cost(0.02, "log")), _Priced(None)])
-    assert [r.text for r in running] == ["$0.0100", "$0.0300", "$0.0300"]
+    running = formatting.RunningCost()
+    assert [running.after(step).text for step in (_Priced(Cost(0.01, "log")), _Priced(Cost(0.02, "log")), _Priced(None))] == \
+        ["$0.0100", "$0.0300", "$0.0300"]
 
 
 class _Priced:
@@ -237,10 +253,10 @@ def test_redactions_are_reported_in_the_header(data):
     (source,) = [s for s in registry()["glue"].find(data / "glue") if s.path.name == "legacy-mixed.jsonl"]
     (session,) = registry()["glue"].read(source)
     summary = summarize(session, "Glue", "sessions/x.html", "sessions/x.html")
-    plain = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
+    plain = BeautifulSoup(render_whole(Renderer(), session, summary, PageNav("x"))["sessions/x.html"], "html.parser")
     assert plain.select_one(".redactions") is None
     summary.redactions = {"api key": 2, "jwt": 1}
-    page = BeautifulSoup(Renderer().session_page(session, summary, PageNav("x")).html, "html.parser")
+    page = BeautifulSoup(render_whole(Renderer(), session, summary, PageNav("x"))["sessions/x.html"], "html.parser")
     assert "api key: 2 replacements, jwt: 1 replacement" in page.select_one(".redactions").get_text(" ", strip=True)
 
 

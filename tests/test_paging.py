@@ -1,4 +1,7 @@
 """Which page holds a step, and the links between pages (paging.py)."""
+import posixpath
+
+from replay_site import paging
 from replay_site.paging import PAGE_STEPS, page_count, page_of, page_path, page_range, step_href
 
 
@@ -15,3 +18,14 @@ def test_a_long_session_splits_into_numbered_pages_and_links_name_the_right_one(
     assert step_href("s", 9000, "sessions/s.html") == f"s/{page_of(9000)}.html#step-9000"
     assert step_href("s", 1, "sessions/s/2.html") == "../s.html#step-1"
     assert step_href("s", 9000, "index.html") == f"sessions/s/{page_of(9000)}.html#step-9000"
+
+
+def test_relative_links_are_what_posixpath_relpath_gives():
+    # relative() skips relpath for links from the root and within a folder: every pair of
+    # these paths (odd ones included) must still give relpath's answer
+    paths = ["index.html", "sessions/a.html", "sessions/a/2.html", "sessions/a/outputs/x.txt", "assets/search/a.js",
+             "compare/a--b.html", "sessions/b/3.html", "sessions/./a.html", "sessions/../x.html", "sessions//a.html",
+             "sessions/a/../b.html", "sessions/..", "./a.html"]
+    for target in paths:
+        for origin in paths:
+            assert paging.relative(target, origin) == posixpath.relpath(target, posixpath.dirname(origin) or "."), (target, origin)

@@ -4,7 +4,13 @@ from __future__ import annotations
 import json
 
 from replay_site import search
-from replay_site.model import Session, Step, ToolCall
+from replay_site.model import Step, ToolCall
+
+
+def shard_files(steps: list[Step], slug: str) -> dict[str, bytes]:
+    shard = search.SessionShard(slug)
+    shard.add(steps)
+    return shard.files()
 
 
 def shard_steps(files: dict[str, bytes], slug: str) -> list:
@@ -19,7 +25,7 @@ def test_a_long_output_is_indexed_by_its_head_and_tail_and_links_to_its_page():
     steps = [Step("user", number=n, text=f"prompt {n}") for n in range(1, 250)]
     steps.append(Step("assistant", number=250, text="reading", thinking="pondering",
                       tool_calls=[ToolCall("Bash", arguments={"command": "grep -rn needle src"}, output=output)]))
-    files = search.session_files(Session(id="s", format="claude", steps=steps), "s-1")
+    files = shard_files(steps, "s-1")
     entry = shard_steps(files, "s-1")[-1]
     number, href, kind, text = entry
     assert (number, kind) == (250, "assistant")
@@ -39,7 +45,7 @@ def test_the_term_map_points_each_word_to_the_sessions_holding_it(tmp_path):
             self.page, self.title = f"sessions/{slug}.html", title
 
     for slug, text in (("a", "alpha beta"), ("b", "beta gamma é")):
-        for name, data in search.session_files(Session(id=slug, format="gptme", steps=[Step("user", number=1, text=text)]), slug).items():
+        for name, data in shard_files([Step("user", number=1, text=text)], slug).items():
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name).write_bytes(data)
     files = search.site_files(tmp_path, [Listed("a", "A"), Listed("b", "B"), Listed("gone", "no shard")])
@@ -58,7 +64,7 @@ def test_a_large_bucket_is_split_by_three_characters(tmp_path, monkeypatch):
             self.page, self.title = f"sessions/{slug}.html", slug
 
     text = "cache cached cachet cap car co"
-    for name, data in search.session_files(Session(id="a", format="gptme", steps=[Step("user", number=1, text=text)]), "a").items():
+    for name, data in shard_files([Step("user", number=1, text=text)], "a").items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(data)
     monkeypatch.setattr(search, "SPLIT_BYTES", 70)  # "ca" is about 110 bytes, "co" 63

@@ -301,14 +301,16 @@ def test_the_header_counts_skipped_lines_apart_from_other_warnings(tmp_path):
 def test_a_page_the_renderer_fails_on_becomes_a_notice_and_the_site_stays_whole(tmp_path, monkeypatch):
     from replay_site.render import Renderer
 
-    original = Renderer.session_page
+    original = Renderer.session_pages
 
-    def fail_on_subagents(self, session, summary, nav):
-        if session.parent_id:
+    def fail_on_subagents(self, whole, pages, nav):
+        files = original(self, whole, pages, nav)
+        if nav.parent:  # after the first page is written: the pages written so far are taken back
+            yield next(files)
             raise ValueError("simulated renderer bug")
-        return original(self, session, summary, nav)
+        yield from files
 
-    monkeypatch.setattr(Renderer, "session_page", fail_on_subagents)
+    monkeypatch.setattr(Renderer, "session_pages", fail_on_subagents)
     out = tmp_path / "site"
     result = site.build([Path(__file__).parent / "data" / "glue"], out, site.BuildOptions(incremental=False))
     failed = [str(p) for p in result.problems if "could not be rendered" in p.message]

@@ -1,24 +1,42 @@
-"""The spool keeps pass 1's sessions for pass 2: what comes back equals what went in, and a
-session pickle cannot hold (absurdly deep data) makes pass 2 read the log again instead."""
+"""The spool keeps pass 1's sessions for pass 2: what comes back equals what went in, a page
+of steps at a time, and a session pickle cannot hold (absurdly deep data) makes pass 2 read
+the log again instead."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from replay_site import site, spool
+from replay_site import paging, site, spool
 from replay_site.discover import discover, pick_readers
 from replay_site.model import Session, Step, ToolCall
 
 DATA = Path(__file__).parent / "data"
 
 
-def test_spooled_sessions_come_back_equal_and_the_file_is_removed(tmp_path):
+def test_spooled_sessions_come_back_equal_a_page_at_a_time_and_the_file_is_removed(tmp_path):
     sources = discover([DATA], pick_readers("auto"), [])
     for index, source in enumerate(sources):
         sessions, _ = site.read_source(source, None)
-        path = spool.write(sessions, tmp_path / f"{index}.pickle")
+        walked = [session for top in sessions for session in top.walk()]
+        path = spool.write(((session, f"digest of {session.id}") for session in walked), tmp_path / f"{index}.pickle")
         assert path is not None
-        assert spool.read(path) == sessions
+        back = [(head, whole, list(pages)) for head, whole, pages in spool.read(path)]
+        assert len(back) == len(walked)
+        for session, (head, whole, pages) in zip(walked, back):
+            assert whole == f"digest of {session.id}"
+            assert pages == paging.pages_of(session.steps)
+            assert replace(head, steps=session.steps, children=session.children) == session
         assert not Path(path).exists()
+
+
+def test_a_session_whose_pages_are_not_all_read_does_not_shift_the_next(tmp_path):
+    long = Session("long", "test", steps=[Step("user", number=n, text=f"step {n}") for n in range(1, 2 * paging.PAGE_STEPS + 2)])
+    short = Session("short", "test", steps=[Step("user", number=1, text="only")])
+    path = spool.write([(long, 1), (short, 2)], tmp_path / "two.pickle")
+    heads = []
+    for head, whole, pages in spool.read(path):
+        heads.append((head.id, whole, next(iter(pages))[0].text))  # the first page only
+    assert heads == [("long", 1, "step 1"), ("short", 2, "only")]
 
 
 def test_data_too_deep_to_pickle_is_not_spooled(tmp_path):
@@ -26,5 +44,5 @@ def test_data_too_deep_to_pickle_is_not_spooled(tmp_path):
     for _ in range(5000):
         nested = {"a": nested}
     session = Session("deep", "test", steps=[Step("assistant", tool_calls=[ToolCall("call", "tool", arguments=nested)])])
-    assert spool.write([session], tmp_path / "deep.pickle") is None
+    assert spool.write([(session, None)], tmp_path / "deep.pickle") is None
     assert not (tmp_path / "deep.pickle").exists()

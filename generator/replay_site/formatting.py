@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
+
 from .model import Cost, CostTotal, Usage
 from .summary import SessionSummary
 
@@ -147,13 +149,16 @@ def number(value: float) -> str:
     return f"{value:g}"
 
 
-def running_costs(steps: list) -> list[CostText]:
-    """The cost of steps 1..N for every N, in one pass: a lower bound once an unpriced step has passed."""
-    running, total = [], CostTotal()
-    for step in steps:
-        total.add(step.cost, step.model)
-        running.append(total_cost(total))
-    return running
+class RunningCost:
+    """The cost of steps 1..N, as each step N comes (a page at a time): a lower bound once an
+    unpriced step has passed."""
+
+    def __init__(self) -> None:
+        self.total = CostTotal()
+
+    def after(self, step: Any) -> CostText:
+        self.total.add(step.cost, step.model)
+        return total_cost(self.total)
 
 
 FILTERS = {

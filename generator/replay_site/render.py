@@ -1,13 +1,14 @@
 """Jinja2 rendering of the model: the environment, its filters and the page functions.
 
 The renderer knows only the model and summaries, never a log format; it does no
-file I/O — it returns page text and the side files (full outputs) the site
-writer should put beside it.
+file I/O — it gives out page text and the side files (full outputs) the site
+writer should put beside it, a page at a time.
 """
 from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from markupsafe import Markup
 
 from . import __version__, charts, formatting, highlight, paging, views, views_steps
 from .compare import Comparison
-from .model import Session
+from .model import Session, Step
 from .summary import SessionSummary
 from .totals import SiteFigures
 
@@ -47,12 +48,6 @@ class PageNav:
     @property
     def page(self) -> str:
         return f"sessions/{self.slug}.html"
-
-
-@dataclass
-class RenderedPage:
-    html: str
-    files: dict[str, str] = field(default_factory=dict)  # site-relative path -> text
 
 
 def themes_dir() -> Path:
@@ -98,21 +93,22 @@ class Renderer:
                     files[f"assets/{path.relative_to(static).as_posix()}"] = path.read_bytes()
         return files
 
-    def session_page(self, session: Session, summary: SessionSummary, nav: PageNav) -> RenderedPage:
-        """Every page of a session (paging.py): `html` is the first, `files` holds the others
-        (`sessions/<slug>/<k>.html`) and the side files of texts cut on the pages."""
-        layout = views.Layout(nav.slug, len(session.steps))
+    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav) -> Iterator[tuple[str, str]]:
+        """The files of one session as (site path, text), one page at a time as its steps come
+        (`pages`: each page's steps, paging.py), each page followed by the side files of the
+        texts cut on it. The first page is `sessions/<slug>.html`, the others
+        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out."""
+        layout = views.Layout(nav.slug, whole.steps)
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
-        pages = self._session_pages(session, summary, nav, layout, side, f"assets/search/{nav.slug}.js")
-        files = {layout.path(number): html for number, html in enumerate(pages[1:], start=2)}
-        files.update(side.files)
-        return RenderedPage(pages[0], files)
+        for number, html in self._session_pages(whole, pages, nav, layout, side, f"assets/search/{nav.slug}.js"):
+            yield layout.path(number), html
+            for name in sorted(side.files):
+                yield name, side.files.pop(name)
 
-    def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> RenderedPage:
+    def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:
         """What stands in for a session page the renderer failed on: its figures, the error,
         and the links, so that the site around it stays whole."""
-        html = self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
-        return RenderedPage(html)
+        return self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
 
     def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = ()) -> str:
         return self.env.get_template("index.html").render(
@@ -140,22 +136,21 @@ class Renderer:
         pages that are not in it."""
         layout = views.Layout("", len(session.steps), single=True)
         side = views.SideFiles("", None)
-        return self._session_pages(session, summary, None, layout, side, None, self.inline_assets())[0]
+        whole = views.digest(session, summary, standalone=True)
+        ((_, html),) = self._session_pages(whole, [session.steps], None, layout, side, None, self.inline_assets())
+        return html
 
-    def _session_pages(self, session: Session, summary: SessionSummary, nav: PageNav | None, layout: views.Layout,
-                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> list[str]:
+    def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
+                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> Iterator[tuple[int, str]]:
         template = self.env.get_template("session.html")
-        head = views.header(session, summary, standalone=inline is not None)
-        index = views.session_index(session)
-        charts_shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
-        pages = []
-        for number in range(1, layout.pages + 1):
-            page = views.page_view(session, layout, number, head, index, nav, side, shard)
+        number, running = 0, formatting.RunningCost()
+        for number, steps in enumerate(pages, start=1):
+            page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
             if number == 1:  # the whole session's charts, on its first page
-                page.charts = [_relinked(chart, layout, page.path) for chart in charts_shown]
-            pages.append(template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "",
-                                         inline=inline))
-        return pages
+                page.charts = [_relinked(chart, layout, page.path) for chart in whole.charts]
+            yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline)
+        if number != layout.pages:
+            raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
 
     def inline_assets(self) -> InlineAssets:
         """The theme's CSS (with pygments') and JS for inline <style> and <script> blocks.

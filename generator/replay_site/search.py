@@ -83,24 +83,49 @@ def step_text(step: Step) -> str:
 
 def _assign(global_name: str, key: str, value: object) -> bytes:
     """A script that stores `value` under `key` in a global object (created on first use)."""
+    return _assign_json(global_name, key, orjson.dumps(value))
+
+
+def _assign_json(global_name: str, key: str, value: bytes) -> bytes:
     return (b"(window." + global_name.encode() + b"=window." + global_name.encode() + b"||{})["
-            + orjson.dumps(key) + b"]=" + orjson.dumps(value) + b";\n")
+            + orjson.dumps(key) + b"]=" + value + b";\n")
+
+
+class SessionShard:
+    """The shard and the word list of one session, gathered a page of steps at a time (add),
+    so that a long session's steps need not be in memory together: each step is kept only
+    as its encoded shard entry."""
+
+    def __init__(self, slug: str):
+        self.slug = slug
+        self.parts: list[bytes] = []  # the encoded entries of each add(), without the brackets
+        self.words: set[str] = set()
+
+    def add(self, steps: Iterable[Step]) -> None:
+        entries = []
+        for step in steps:
+            text = step_text(step)
+            if not text:
+                continue
+            entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, text])
+            self.words.update(_WORD.findall(text.lower()))
+        if entries:
+            # a slice is a copy of exactly its size (orjson's own buffer can be several times larger)
+            self.parts.append(orjson.dumps(entries)[1:-1])
+
+    def files(self) -> dict[str, bytes]:
+        """The shard and the word list, by site path."""
+        shard = _assign_json("REPLAY_SHARDS", self.slug, b"[" + b",".join(self.parts) + b"]")
+        # filtered once the words are unique: a session repeats most of its words many times
+        listed = sorted(word for word in self.words if 1 < len(word) <= MAX_WORD)
+        return {shard_name(self.slug): shard, terms_name(self.slug): "\n".join(listed).encode()}
 
 
 def session_files(session: Session, slug: str) -> dict[str, bytes]:
-    """The shard and the word list of one session, by site path."""
-    steps, words = [], set()
-    for step in session.steps:
-        text = step_text(step)
-        if not text:
-            continue
-        href = paging.step_href(slug, step.number, "index.html")
-        steps.append([step.number, href, step.kind, text])
-        words.update(_WORD.findall(text.lower()))
-    shard = _assign("REPLAY_SHARDS", slug, steps)
-    # filtered once the words are unique: a session repeats most of its words many times
-    listed = sorted(word for word in words if 1 < len(word) <= MAX_WORD)
-    return {shard_name(slug): shard, terms_name(slug): "\n".join(listed).encode()}
+    """The shard and the word list of a session whole in memory, by site path."""
+    shard = SessionShard(slug)
+    shard.add(session.steps)
+    return shard.files()
 
 
 def bucket_of(word: str, length: int = 2) -> str:

@@ -4,10 +4,10 @@ Reading and rendering a session is a function of that session alone, so sources 
 processed independently: in worker processes (`jobs`), and not at all when the cache says
 their bytes are unchanged (cache.py). A first pass reads each source once and keeps only
 small summaries, which fix the site's order and each page's neighbours; the sessions wait
-on disk (a pickle per source, the spool) for the second pass, which writes their pages,
-one family in memory at a time. So a log appended to while the build runs (the session
-running right now) gives pages that agree with sessions.json, and the cache records
-exactly the bytes that were read.
+on disk (a file per source, the spool) for the second pass, which writes their pages a
+page of steps at a time (session_files.py). So a log appended to while the build runs
+(the session running right now) gives pages that agree with sessions.json, and the cache
+records exactly the bytes that were read.
 """
 from __future__ import annotations
 
@@ -24,20 +24,22 @@ from pathlib import Path
 
 import orjson
 
-from . import __version__, search, spool
+from . import __version__, paging, search, spool, views
 from .cache import BuildCache, FileState, file_states, same_bytes, settings_key, with_digests
 from .site_record import code_digest, output_states, site_record_path, tree_listing, unchanged_outputs, write_json
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
-from .model import Problem, Session
+from .model import Problem, Session, Step
 from .readers import SessionSource, registry
 from .redact import redact_session
 from .order import navigation, site_order
-from .render import PageNav, RenderedPage, Renderer, theme_search_path
+from .render import PageNav, Renderer, theme_search_path
+from .session_files import write_session
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
 from .workers import WorkerPool, release_freed_memory, run_then_release
+from .publish import PublishError
 from .writer import MANIFEST, FolderWriter, SiteWriter
 
 Progress = Callable[[int, int], None]
@@ -264,80 +266,79 @@ def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessi
 
 def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str) -> _Read:
     """Pass 1 for one source: read it (the only read of this build), keep its summaries and
-    what a --compare pair names, and spool its sessions to disk for pass 2."""
+    what a --compare pair names, and spool its sessions to disk for pass 2, each with what
+    its pages need from all of its steps (views.digest)."""
     index, source = task
     picker = ComparePicker(options.compare)
     try:
         agents = {name: reader.label for name, reader in registry().items()}
         sessions, problems, states = _read_once(source, options)
-        summaries = []
+        summaries, spooled = [], []
         for top in sessions:
             family = f"sessions/{page_slug(top, top.source)}.html"
             for session in top.walk():
                 slug = page_slug(session, session.source)
-                summaries.append(summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family))
+                summary = summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family)
+                summaries.append(summary)
+                spooled.append((session, views.digest(session, summary)))
                 problems.extend(session.problems)
                 picker.offer(source, session, slug, session is top)
     except Exception as exc:  # one odd source must not cost the user the whole site
         return _Read([], [_failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
-    return _Read(summaries, problems, picker, states, spool.write(sessions, Path(spool_folder) / f"{index}.pickle"))
+    return _Read(summaries, problems, picker, states, spool.write(spooled, Path(spool_folder) / f"{index}.pickle"))
+
+
+_Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
 
 
 def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
-                    options: BuildOptions) -> list[Session] | None:
-    """The sessions pass 1 summarized: from the spool, else read again when the bytes are the
-    same ones (None when the log changed since)."""
+                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions) -> Iterable[_Spooled] | None:
+    """The sessions pass 1 summarized, one at a time with their pages of steps: from the
+    spool, else read again when the bytes are the same ones (None when the log changed since)."""
     if spooled:
         return spool.read(spooled)
     sessions, _, now = _read_once(source, options)
-    return sessions if same_bytes(now, states) else None
+    if not same_bytes(now, states):
+        return None
+    walked = [session for top in sessions for session in top.walk()]
+    return [(session, views.digest(session, navs[page_slug(session, session.source)][1]), paging.pages_of(session.steps))
+            for session in walked]
 
 
 def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None],
                         options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
-    """Pass 2 for one source: write its pages; returns the files written, the pages that
-    could only be written as an error notice, and whether the pages show the summarized bytes."""
+    """Pass 2 for one source: write its pages, a page at a time; returns the files written,
+    the pages that could only be written as an error notice, and whether the pages show the
+    summarized bytes."""
     source, navs, spooled, states = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     writer = FolderWriter(out)
     problems: list[Problem] = []
+    detail = "the log changed while the site was being built; build again to see it"
+    unwritten = dict(navs)
     try:
-        sessions = _sessions_again(source, spooled, states, options)
-    except Exception as exc:  # a damaged spool file: the source's pages become notices
+        sessions = _sessions_again(source, spooled, states, navs, options)
+        for head, whole, pages in sessions or ():
+            # What a session's pages need from all its steps lives as long as they take: left
+            # to the cycle collector, every collection while rendering would walk it again.
+            gc.freeze()
+            slug = page_slug(head, head.source)
+            nav, summary = unwritten.pop(slug)
+            failed = write_session(writer, renderer, whole, pages, nav)
+            if failed is not None:
+                problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({_detail(failed)})", head.source))
+                writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, _detail(failed)))
+    except PublishError:  # the output folder failed: the build stops (writer.py)
+        raise
+    except Exception as exc:  # a damaged spool file: the source's pages not written become notices
         sessions, detail = None, _failure("could not be read again", exc, source.rel).message
-    else:
-        detail = "the log changed while the site was being built; build again to see it"
-    if sessions is None:
-        for slug, (nav, summary) in navs.items():
-            _write_page(writer, slug, renderer.failed_page(summary, nav, detail))
-        return writer.written, [Problem("warning", detail, source.rel)] if navs else [], False
-    # The sessions are trees of fresh objects that live exactly as long as their pages take:
-    # left to the cycle collector, every collection while rendering walks all of them again
-    # (a 10,000-step session rendered 2x slower from the spool than from a fresh read).
-    gc.freeze()
-    try:
-        for top in sessions:
-            for session in top.walk():
-                slug = page_slug(session, session.source)
-                nav, summary = navs[slug]
-                try:
-                    page = renderer.session_page(session, summary, nav)
-                except Exception as exc:  # one unrenderable session must not cost the user the site
-                    detail = _detail(exc)
-                    problems.append(Problem("warning", f"page of session {session.id} could not be rendered ({detail})", session.source))
-                    page = renderer.failed_page(summary, nav, detail)
-                _write_page(writer, slug, page)
-                for name, data in search.session_files(session, slug).items():
-                    writer.write(name, data)
     finally:
         gc.unfreeze()
+    if sessions is None:
+        for slug, (nav, summary) in unwritten.items():
+            writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
+        return writer.written, problems + ([Problem("warning", detail, source.rel)] if unwritten else []), False
     return writer.written, problems, True
-
-
-def _write_page(writer: FolderWriter, slug: str, page: RenderedPage) -> None:
-    writer.write(f"sessions/{slug}.html", page.html)
-    for name, text in sorted(page.files.items()):
-        writer.write(name, text)
 
 
 def _failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:

@@ -1,28 +1,43 @@
-"""The spool: sessions read in a build's first pass wait on disk for its second, one pickle
-per source, so that a build reads each log once and holds one family in memory at a time."""
+"""The spool: sessions read in a build's first pass wait on disk for its second, one file
+per source, so that a build reads each log once. Each session is spooled as its head (the
+session without its steps and children, with what its pages need from all of its steps,
+worked out while it was whole) followed by its steps a page at a time (paging.py): the
+second pass then holds one page of steps, however long the session."""
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import pickle
-from dataclasses import is_dataclass
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
-from . import model
-from .model import Session
+from . import model, paging
+from .model import Session, Step
 
 
-def write(sessions: list[Session], path: Path) -> str | None:
-    """Pass 2 takes the sessions from here rather than reading the log again: cheaper than
+def write(sessions: Iterable[tuple[Session, Any]], path: Path) -> str | None:
+    """Spool each (session, what its pages need from all its steps) in the order given.
+    Pass 2 takes the sessions from here rather than reading the log again: cheaper than
     parsing, and the very bytes the summaries came from however the log grew meanwhile."""
     try:
         with path.open("wb") as stream:
-            pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.dispatch_table = _MODEL_REDUCERS
-            pickler.dump(sessions)
+            for session, whole in sessions:
+                pages = paging.pages_of(session.steps)
+                _dump((dataclasses.replace(session, steps=[], children=[]), whole, len(pages)), stream)
+                for steps in pages:
+                    _dump(steps, stream)
     except (OSError, RecursionError, pickle.PicklingError, TypeError, AttributeError):
         path.unlink(missing_ok=True)
         return None  # pass 2 reads the log again, and checks it saw the same bytes
     return str(path)
+
+
+def _dump(value: object, stream: BinaryIO) -> None:
+    """One pickle of its own, so that nothing read back holds on to what came before it."""
+    pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _MODEL_REDUCERS
+    pickler.dump(value)
 
 
 def _rebuilt(cls: type, fields: tuple) -> object:
@@ -41,13 +56,41 @@ def _reduce_model(value: object) -> tuple:
 
 
 _MODEL_REDUCERS = {**copyreg.dispatch_table, **{cls: _reduce_model for cls in vars(model).values()
-                                                if isinstance(cls, type) and is_dataclass(cls) and cls.__module__ == model.__name__}}
+                                                if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == model.__name__}}
 
 
-def read(spooled: str) -> list[Session]:
-    """The sessions of one spool file, which is removed: each is read once."""
+class Pages:
+    """The pages of steps of one spooled session, read from the spool as they are asked for."""
+
+    def __init__(self, stream: BinaryIO, count: int):
+        self._stream = stream
+        self._left = count
+
+    def __iter__(self) -> Iterator[list[Step]]:
+        while self._left:
+            self._left -= 1
+            yield pickle.load(self._stream)
+
+    def skip_unread(self) -> None:
+        for _ in self:
+            pass
+
+
+def read(spooled: str) -> Iterator[tuple[Session, Any, Pages]]:
+    """The sessions of one spool file in the order written, each as (the session without its
+    steps and children, what its pages need from all its steps, its pages of steps). A
+    session's pages are read as they are iterated, before the next session is asked for
+    (those left unread are passed over). The file is removed: each is read once."""
     path = Path(spooled)
-    with path.open("rb") as stream:
-        sessions = pickle.load(stream)
-    path.unlink()
-    return sessions
+    try:
+        with path.open("rb") as stream:
+            while True:
+                try:
+                    head, whole, count = pickle.load(stream)
+                except EOFError:
+                    return
+                pages = Pages(stream, count)
+                yield head, whole, pages
+                pages.skip_unread()
+    finally:
+        path.unlink(missing_ok=True)

@@ -1,17 +1,21 @@
 """Page view models of a session: what the session template prints, page by page.
 
-Figures are formatted here once (formatting.py), running costs computed once per session,
+Figures are formatted here once (formatting.py), running costs added up once as the pages come,
 and every link to a step names the page that holds it (paging.py). A long session becomes
-several pages of paging.PAGE_STEPS steps; the header, prompt outline and session map are on
-every page, the steps only on their own. A standalone page (export) is one page of all steps.
+several pages of paging.PAGE_STEPS steps. The header and the session map (a few numbers per
+error and per page, for the keys and old links) are on every page; the full error list and
+prompt outline only on the first, since repeating them made the session's HTML grow with
+pages × errors; a later page lists its own errors and prompts and links to the full lists.
+A standalone page (export) is one page of all steps.
 """
 from __future__ import annotations
 
+import bisect
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import formatting, paging
+from . import charts, formatting, paging
 from .formatting import CostText
 from .model import Fact, Problem, Session, Step
 from .summary import SessionSummary
@@ -111,8 +115,11 @@ class PageView:
     path: str
     root: str
     header: Header
-    errors: list[StepLink]
+    errors: list[StepLink]  # the whole session's on the first page, this page's on the others
     prompts: list[StepLink]
+    all_errors: str | None  # on a later page: the link to the full list on the first page
+    all_prompts: str | None
+    prompt_total: str
     checkpoints: list[StepLink]
     page_links: list[PageLink]
     steps: list[StepView]
@@ -186,7 +193,20 @@ class SessionIndex:
     failed: list[int]
     prompts: list[tuple[int, str]]
     checkpoints: list[tuple[int, str]]
-    running: list[CostText] | None
+    priced: bool  # some step has a price: every step shows the running total
+
+    def errors_on(self, steps: range) -> list[tuple[int, str]]:
+        return _within(self.errors, steps)
+
+    def prompts_on(self, steps: range) -> list[tuple[int, str]]:
+        return _within(self.prompts, steps)
+
+
+def _within(numbered: list[tuple[int, str]], steps: range) -> list[tuple[int, str]]:
+    """The entries of a list sorted by step number whose step is in `steps`."""
+    start = bisect.bisect_left(numbered, steps.start, key=lambda entry: entry[0])
+    stop = bisect.bisect_left(numbered, steps.stop, key=lambda entry: entry[0])
+    return numbered[start:stop]
 
 
 def session_index(session: Session) -> SessionIndex:
@@ -200,8 +220,7 @@ def session_index(session: Session) -> SessionIndex:
             prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             checkpoints.append((step.number, step.checkpoint))
-    running = formatting.running_costs(session.steps) if session.cost.priced_steps else None
-    return SessionIndex(errors, failed, prompts, checkpoints, running)
+    return SessionIndex(errors, failed, prompts, checkpoints, session.cost.priced_steps > 0)
 
 
 def _rebase(href: str, page_path: str) -> str:
@@ -226,14 +245,41 @@ def child_figures(child: SessionSummary) -> str:
     return " · ".join(parts)
 
 
-def page_view(session: Session, layout: Layout, page: int, head: Header, index: SessionIndex, nav: Any,
-              side: SideFiles, shard: str | None) -> PageView:
+@dataclass
+class SessionDigest:
+    """What every page of a session needs from all of its steps, worked out while the whole
+    session is in memory (the build's first pass), so that its pages can then be made from
+    one page of steps at a time."""
+
+    steps: int
+    local_time: bool
+    header: Header
+    index: SessionIndex
+    charts: list[Any]  # the first page's charts; their links to steps are `#step-N` until placed
+
+
+def digest(session: Session, summary: SessionSummary, standalone: bool = False) -> SessionDigest:
+    shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
+    return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
+                         session_index(session), shown)
+
+
+def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[Step], nav: Any,
+              side: SideFiles, shard: str | None, running: formatting.RunningCost) -> PageView:
+    """Page `page` of a session from its steps; `running` has seen every step before them
+    (pages come in order)."""
     path = layout.path(page)
     href = lambda number: layout.step_href(number, path)  # noqa: E731 - one line, used below
+    shown = layout.steps_of(page)
+    index, head = whole.index, whole.header
+    if len(page_steps) != len(shown) or (page_steps and page_steps[0].number != shown.start):
+        raise ValueError(f"page {page} of {layout.slug or 'the session'} got steps other than its own")
+    first = "" if page == 1 else paging.relative(layout.path(1), path)
+    errors = index.errors if page == 1 else index.errors_on(shown)
+    prompts = index.prompts if page == 1 else index.prompts_on(shown)
     children = {cid: _link(link, path) for cid, link in nav.children.items()} if nav else {}
-    steps = [step_view(session.steps[number - 1], side, path, session.local_time,
-                       index.running[number - 1] if index.running else None, children)
-             for number in layout.steps_of(page)]
+    steps = [step_view(step, side, path, whole.local_time, running.after(step) if index.priced else None, children)
+             for step in page_steps]
     page_links = [PageLink(k, "#" if k == page else paging.relative(layout.path(k), path), k == page,
                            "prev" if k == page - 1 else "next" if k == page + 1 else None)
                   for k in range(1, layout.pages + 1)] if layout.pages > 1 else []
@@ -249,8 +295,11 @@ def page_view(session: Session, layout: Layout, page: int, head: Header, index: 
     }
     return PageView(
         number=page, pages=layout.pages, path=path, root=paging.root_of(path), header=head,
-        errors=[StepLink(n, href(n), f"step {n}: {label}") for n, label in index.errors],
-        prompts=[StepLink(n, href(n), f"#{n} {text}") for n, text in index.prompts],
+        errors=[StepLink(n, href(n), f"step {n}: {label}") for n, label in errors],
+        prompts=[StepLink(n, href(n), f"#{n} {text}") for n, text in prompts],
+        all_errors=f"{first}#errors" if first and index.errors else None,
+        all_prompts=f"{first}#prompts" if first and index.prompts else None,
+        prompt_total=formatting.counted(len(index.prompts), "prompt"),
         checkpoints=[StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints],
         page_links=page_links, steps=steps, index=[(view, nav_label(view)) for view in steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,

@@ -54,6 +54,12 @@ class FolderWriter:
             raise PublishError(f"cannot write {relative} of the site: {exc.strerror or exc}") from None
         self.written.add(relative)
 
+    def remove(self, relatives: Iterable[str]) -> None:
+        """Take back files this writer wrote (a session whose rendering failed midway)."""
+        for relative in sorted(relatives):
+            self._target(relative).unlink(missing_ok=True)
+            self.written.discard(relative)
+
 
 class SiteWriter(FolderWriter):
     """Stages a whole site beside `out` and publishes it in finish(). Use it as a context

@@ -21,10 +21,10 @@ import orjson
 from ...model import Fact, Problem, Session, Step
 from .. import FileReader, SessionSource
 from ..files import Head, open_regular, read_head
-from .dag import Row, abandoned_lines, parent_of
+from .dag import Row, abandoned_lines, outlines, parent_of
 from .sidefiles import read_agent_meta, read_stored_outputs
 from .steps import StepBuilder, first_prompt, outcome_of
-from ..jsonl import iter_objects, kind_of
+from ..jsonl import iter_objects, kind_of, objects_again
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
@@ -88,14 +88,14 @@ class ClaudeReader(FileReader):
     def read_sessions(self, source: SessionSource) -> list[Session]:
         label = source.label(source.path)
         problems: list[Problem] = []
-        rows = list(iter_objects(source.path, problems, label))
+        rows = outlines(iter_objects(source.path, problems, label))
         main_rows, inline = _split_sidechains(rows)
         session, builder = _build(source.path, label, main_rows, problems)
         project = _project_dir(source.path)
         children = [_build(source.path, label, agent_rows, [], agent_id)[0] for agent_id, agent_rows in inline.items()]
         for path in source.related:
             child_label, child_problems = source.label(path), []
-            child_rows = list(iter_objects(path, child_problems, child_label))
+            child_rows = outlines(iter_objects(path, child_problems, child_label))
             child = _build(path, child_label, child_rows, child_problems)[0]
             read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
             children.append(child)
@@ -253,7 +253,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
     turn_seconds: list[float] = []
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
-    for number, obj in rows:
+    for number, obj in objects_again(path, rows, IGNORED_KINDS):  # only counted: their outline will do
         kind = kind_of(obj)
         if kind == "assistant":
             builder.assistant(number, obj)

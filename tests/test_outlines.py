@@ -1,0 +1,59 @@
+"""The Claude Code reader keeps an outline of each line (dag.outlines) and reads a line whole
+again only to build its step (jsonl.objects_again), so that a long log is never in memory
+parsed whole: the outlines must tell the conversation's shape exactly as the whole lines do."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from replay_site.readers.claude.dag import abandoned_lines, outlines
+from replay_site.readers.claude.reader import _split_sidechains
+from replay_site.readers.jsonl import iter_objects, objects_again
+
+DATA = Path(__file__).parent / "data" / "claude"
+
+
+def check_outlines_tell_the_same_shape(path: Path) -> None:
+    rows = list(iter_objects(path, []))
+    light = outlines(rows)
+    assert [number for number, _ in light] == [number for number, _ in rows]
+    assert abandoned_lines(light) == abandoned_lines(rows), path
+    main, inline = _split_sidechains(rows)
+    light_main, light_inline = _split_sidechains(light)
+    assert [n for n, _ in light_main] == [n for n, _ in main], path
+    assert {key: [n for n, _ in group] for key, group in light_inline.items()} == \
+        {key: [n for n, _ in group] for key, group in inline.items()}, path
+    assert list(objects_again(path, light)) == rows, path
+
+
+def test_outlines_of_the_test_logs_tell_the_same_shape_and_read_back_whole():
+    logs = sorted(DATA.rglob("*.jsonl"))
+    assert len(logs) > 10
+    for path in logs:
+        check_outlines_tell_the_same_shape(path)
+
+
+def test_outlines_of_the_real_logs_tell_the_same_shape(corpus):
+    logs = sorted((corpus / "claude").rglob("*.jsonl"))
+    assert logs
+    for path in logs:
+        check_outlines_tell_the_same_shape(path)
+
+
+def test_a_line_changed_or_gone_since_gives_its_outline(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "user", "uuid": "a", "message": {"content": "hi"}}\n\n'
+                   '{"type": "assistant", "uuid": "b", "parentUuid": "a"}\n{"type": "user", "uuid": "c"}\n')
+    light = outlines(iter_objects(log, []))
+    assert [number for number, _ in light] == [1, 3, 4]
+    log.write_text('{"type": "user", "uuid": "a", "message": {"content": "hi"}}\n\nnot json now\n')
+    again = list(objects_again(log, light))
+    assert again[0] == (1, {"type": "user", "uuid": "a", "message": {"content": "hi"}})
+    assert again[1:] == light[1:]  # line 3 no longer an object, line 4 gone: their outlines
+
+
+def test_lines_of_kinds_the_reader_only_counts_are_not_read_again(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "progress", "uuid": "p", "data": {"big": "output"}}\n{"type": "user", "uuid": "u", "message": {"content": "hi"}}\n')
+    light = outlines(iter_objects(log, []))
+    again = list(objects_again(log, light, {"progress"}))
+    assert again == [(1, {"type": "progress", "uuid": "p"}), (2, {"type": "user", "uuid": "u", "message": {"content": "hi"}})]
