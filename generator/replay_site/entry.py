@@ -3,10 +3,12 @@ last build's site record (cache.py) before typer, the readers, jinja2, pygments 
 price table are imported; everything else goes to the typer app (cli.py).
 
 Nothing changed means: the same command line (options, working directory, the environment
-variables that move the agents' folders), the same package code, every file under the
-sources, the theme and the prices file with the stat it had when the last build started,
-the agents' default folders existing as they did, and every file that build wrote still as
-it left it. Anything this module does not understand runs the full command.
+variables that move the agents' folders), the same package code, the same files under the
+sources, the theme, the prices file and the page libraries' metadata, each with the stat it
+had when the last build started or, when only that moved (a touched file), the same size and
+content digest; the agents' default folders existing as they did, and every file that build
+wrote still as it left it. A touched file's new stat is remembered, so the next run does not
+hash it again. Anything this module does not understand runs the full command.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from .ansi import for_terminal  # standard library only, like everything this module imports
-from .site_record import code_digest, output_states, site_record_path, tree_listing, write_json
+from .site_record import code_digest, output_states, same_listing, site_record_path, tree_listing, write_json
 
 # build options that shape the site: spelling -> name, and whether each takes a value
 _BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", True), "--format": ("format", True),
@@ -84,10 +86,11 @@ def _build_request(argv: list[str]) -> tuple[str, Path, bool] | None:
 def _answer_unchanged(key: str, out: Path, quiet: bool) -> bool:
     try:
         record = orjson.loads(site_record_path(out).read_bytes())
+        listing = tree_listing([Path(path) for path in record["inputs"]])
         unchanged = (
             record["request"] == key
             and all(os.path.isdir(folder) == existed for folder, existed in record["default_folders"].items())
-            and tree_listing([Path(path) for path in record["inputs"]]) == record["listing"]
+            and same_listing(record["listing"], listing)
             and output_states(out, set(record["outputs"])) == record["outputs"]
             and record["code"] == code_digest()
         )
@@ -95,6 +98,8 @@ def _answer_unchanged(key: str, out: Path, quiet: bool) -> bool:
         return False
     if not unchanged:
         return False
+    if listing != record["listing"]:  # touched files: their new stat, so they are not hashed again
+        write_json(site_record_path(out), orjson.dumps({**record, "listing": listing}))
     if not quiet:
         for problem in record["problems"]:
             print(f"warning: {for_terminal(problem, color=False)}", file=sys.stderr)
