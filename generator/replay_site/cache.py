@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,8 @@ def _version(distribution: str) -> str | None:
         return None
 
 
-def library_files() -> list[Path]:
+@lru_cache(maxsize=1)
+def library_files() -> tuple[Path, ...]:
     """The installed metadata of the PAGE_LIBRARIES: entry.py watches these files, so that
     an upgrade (which replaces them) is a change it never answers from the record."""
     found = []
@@ -56,7 +58,7 @@ def library_files() -> list[Path]:
         except importlib.metadata.PackageNotFoundError:
             continue
         found += [Path(file.locate()).resolve() for file in files if file.name == "METADATA"]
-    return found
+    return tuple(found)
 
 
 def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:

@@ -33,7 +33,7 @@ from .costs import PriceBook, price_session, pricing_source
 from .discover import default_roots, discover, pick_readers
 from .model import Problem, Session
 from .readers import SessionSource, registry
-from .redact import redact_session
+from .redact import redact_session, start_scanner
 from .order import navigation, site_order
 from .render import PageNav, RenderedPage, Renderer, theme_search_path
 from .summary import SessionSummary, page_slug, summarize
@@ -135,6 +135,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+        if stale and options.redact and isinstance(pool, _InlineExecutor):
+            start_scanner()  # loads while this process imports, reads and prices
         reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spool_folder), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
@@ -193,7 +195,7 @@ def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
     """Every file or folder whose change could change the site, besides this package's code:
     the logs first, then the theme, the prices file and the page libraries' metadata."""
     prices = [options.prices.path.resolve()] if options.prices and options.prices.path else []
-    return [root.resolve() for root in roots] + theme_search_path(options.theme) + prices + library_files()
+    return [root.resolve() for root in roots] + theme_search_path(options.theme) + prices + list(library_files())
 
 
 def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], roots: int, listing: Listing | None,

@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ def tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) ->
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=1)
 def code_digest() -> str:
     return tree_digest([Path(__file__).parent], (".py",))
 

@@ -97,13 +97,17 @@ class SiteWriter(FolderWriter):
         is not a regular file of the previous site itself (a symlink is never followed)."""
         relatives = list(relatives)
         sources = [(self.live / rel, self._target(rel)) for rel in relatives]
-        root = os.path.realpath(self.live)
+        root = Path(os.path.realpath(self.live))
+        folders: dict[Path, bool] = {}  # whether a folder of the old site is itself, no link on the way
         for source, _ in sources:
             try:
                 regular = stat.S_ISREG(source.lstat().st_mode)
             except OSError:
                 return False
-            if not regular or os.path.realpath(source) != os.path.join(root, source.relative_to(self.live)):
+            parent = source.parent
+            if parent not in folders:
+                folders[parent] = Path(os.path.realpath(parent)) == root / parent.relative_to(self.live)
+            if not regular or not folders[parent]:
                 return False
         try:
             for source, target in sources:
