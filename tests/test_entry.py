@@ -35,10 +35,10 @@ def workdir(tmp_path) -> Path:
     return tmp_path
 
 
-def replay_site(workdir: Path, *args: str, path: str = str(GENERATOR)) -> subprocess.CompletedProcess:
+def replay_site(workdir: Path, *args: str, path: str = str(GENERATOR), status: int = 0) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": path, "XDG_CACHE_HOME": str(workdir / "cache")}
     result = subprocess.run([sys.executable, "-c", RUN, *args], cwd=workdir, env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == status, result.stderr
     return result
 
 
@@ -48,7 +48,8 @@ def heavy_imports(result: subprocess.CompletedProcess) -> str:
 
 def test_an_unchanged_build_is_answered_without_the_heavy_imports(workdir):
     first = replay_site(workdir, "build", "logs", "-o", "site", "-q")
-    assert first.stdout.startswith("Built ") and "typer" in heavy_imports(first)
+    assert first.stdout.startswith("Built ") and "jinja2" in heavy_imports(first)
+    assert "typer" not in heavy_imports(first)  # a command line the entry understands skips typer
     again = replay_site(workdir, "build", "logs", "-q", "--out", "site", "-j", "2")  # -q, -j and order aside
     assert again.stdout.startswith("Nothing changed since the last build: ")
     assert heavy_imports(again) == ""
@@ -115,3 +116,11 @@ def test_a_page_library_upgrade_runs_the_real_build(workdir):
     assert replay_site(workdir, "build", "logs", "-o", "site", "-q", path=path).stdout.startswith("Nothing changed")
     metadata.write_text("Metadata-Version: 2.1\nName: Jinja2\nVersion: 3.1.7\n")
     assert replay_site(workdir, "build", "logs", "-o", "site", "-q", path=path).stdout.startswith("Built ")
+
+
+def test_mistakes_are_reported_as_the_typer_command_reports_them(workdir):
+    missing = replay_site(workdir, "build", "nowhere", "-o", "site", status=1)  # run without typer
+    assert missing.stderr.splitlines()[0] == "error: nowhere: no such file or folder"
+    assert "typer" not in heavy_imports(missing)
+    bad_jobs = replay_site(workdir, "build", "logs", "-j", "many", status=2)  # typer's own usage error
+    assert "Invalid value for '--jobs'" in bad_jobs.stderr
