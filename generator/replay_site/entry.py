@@ -23,13 +23,16 @@ from typing import Any, NamedTuple
 import orjson
 
 from .ansi import for_terminal  # standard library only, like everything this module imports
-from .site_record import code_digest, output_states, same_listing, site_record_path, tree_listing, write_json
+from .site_record import changed_files, code_digest, output_states, site_record_path, tree_listing, write_json
 
 # build options that shape the site: spelling -> name, and whether each takes a value
 _BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", True), "--format": ("format", True),
                   "--theme": ("theme", True), "--title": ("title", True), "--prices": ("prices", True),
                   "--redact": ("redact", False), "--no-redact": ("redact", False)}
 # besides -q/--quiet and -j/--jobs, which change no byte of the site
+# Logs changed by fewer bytes than this are read by the build's own process (no workers:
+# site.BYTES_PER_WORKER is as large), which will need the secret scanner.
+_READ_HERE_BYTES = 16 << 20
 # where the readers look by default depends on these (HOME, CODEX_HOME, XDG_DATA_HOME, ...)
 _FOLDER_VARIABLES = re.compile(r"HOME|XDG_|CLAUDE|CODEX|GPTME|GLUE|RLM")
 
@@ -43,7 +46,7 @@ class _Request(NamedTuple):
 
 def main() -> None:
     request = _build_request(sys.argv[1:])
-    if request is not None and _answer_unchanged(request.key, request.out, request.quiet):
+    if request is not None and _answer_unchanged(request):
         return
     started_ns = time.time_ns()
     try:
@@ -111,28 +114,37 @@ def _build_request(argv: list[str]) -> _Request | None:
     return _Request(key, out, quiet, build)
 
 
-def _answer_unchanged(key: str, out: Path, quiet: bool) -> bool:
+def _answer_unchanged(request: _Request) -> bool:
+    """Answer the build from the record when nothing changed. When only a few logs did, the
+    build that follows reads them in this process: it then needs the secret scanner, whose
+    loading (~0.4 s, outside the GIL) starts here, alongside the imports and the discovery."""
     try:
-        record = orjson.loads(site_record_path(out).read_bytes())
+        record = orjson.loads(site_record_path(request.out).read_bytes())
         listing = tree_listing([Path(path) for path in record["inputs"]])
-        unchanged = (
-            record["request"] == key
+        changed = changed_files(record["listing"], listing)
+        same_elsewhere = (
+            record["request"] == request.key
             and all(os.path.isdir(folder) == existed for folder, existed in record["default_folders"].items())
-            and same_listing(record["listing"], listing)
-            and output_states(out, set(record["outputs"])) == record["outputs"]
+            and output_states(request.out, set(record["outputs"])) == record["outputs"]
             and record["code"] == code_digest()
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
-    if not unchanged:
+    if changed is None or not same_elsewhere:
+        return False
+    if changed:
+        if request.arguments["redact"] and sum(entry[1] for entry in changed) < _READ_HERE_BYTES:
+            from .redact.detect import start_scanner
+
+            start_scanner()
         return False
     if listing != record["listing"]:  # touched files: their new stat, so they are not hashed again
-        write_json(site_record_path(out), orjson.dumps({**record, "listing": listing}))
-    if not quiet:
+        write_json(site_record_path(request.out), orjson.dumps({**record, "listing": listing}))
+    if not request.quiet:
         for problem in record["problems"]:
             print(f"warning: {for_terminal(problem, color=False)}", file=sys.stderr)
     print(f"Nothing changed since the last build: {record['sessions']} sessions, {record['steps']} steps, "
-          f"{len(record['problems'])} warnings -> {out / 'index.html'}")
+          f"{len(record['problems'])} warnings -> {request.out / 'index.html'}")
     return True
 
 

@@ -107,25 +107,31 @@ def attach_digests(listing: Listing, known: dict[str, list], hashed: tuple[str, 
                 pass
 
 
-def same_listing(recorded: Listing, current: Listing | None) -> bool:
-    """Whether `current` shows the files `recorded` holds with the same bytes: the same
-    paths, and each file of the same stat or, when only touched, of the same size and
-    content digest. Digests are copied into `current` (so it can be recorded in turn)."""
+def changed_files(recorded: Listing, current: Listing | None) -> Listing | None:
+    """The files of `current` whose bytes differ from `recorded`'s (none: the same bytes), or
+    None when the listings differ otherwise (a file or folder added, removed, or not the
+    same kind). A file of the same stat is the same; one only touched is hashed and the
+    same when its size and content digest are. Digests are copied into `current` (so it
+    can be recorded in turn)."""
     if current is None or len(current) != len(recorded):
-        return False
+        return None
+    changed = []
     for then, now in zip(recorded, current):
-        if now[:4] == then[:4] and len(now) == len(then):
+        if now[0] != then[0] or (len(now) != 5) != (len(then) != 5) or (len(now) != 5 and now[1] != then[1]):
+            return None
+        if len(now) != 5 or now[1:4] == then[1:4]:
             now[4:] = then[4:]
             continue
-        if len(now) != 5 or len(then) != 5 or now[:2] != then[:2] or not then[4]:
-            return False
+        if now[1] != then[1] or not then[4]:
+            changed.append(now)
+            continue
         try:
             now[4] = content_digest(now[0], now[1])
         except OSError:
-            return False
+            return None
         if now[4] != then[4]:
-            return False
-    return True
+            changed.append(now)
+    return changed
 
 
 def output_states(out: Path, names: set[str]) -> dict[str, list[int]] | None:
