@@ -135,3 +135,27 @@ def test_settings_and_missing_pages_force_rendering(logs, tmp_path, reads):
     victim.unlink()
     site.build([logs], out, site.BuildOptions(title="Another title"))
     assert victim.exists() and len(reads) == 1
+
+
+def test_discovery_reads_only_the_heads_of_changed_files(logs, tmp_path, monkeypatch):
+    """The readers' answers for a file of the same stat are remembered (discover.DetectionMemory)."""
+    from replay_site import discover
+
+    heads: list[str] = []
+    original = discover.read_head
+
+    def counting(path, *args, **kwargs):
+        heads.append(path.name)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(discover, "read_head", counting)
+    out, full = tmp_path / "site", tmp_path / "full"
+    site.build([logs], out, site.BuildOptions())
+    assert len(heads) == len(list(logs.rglob("*.json*")))  # every candidate once
+    heads.clear()
+    log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
+    log.write_text(log.read_text() + '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n')
+    site.build([logs], out, site.BuildOptions())
+    assert heads == ["conversation.jsonl"]
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(out) == snapshot(full)

@@ -25,7 +25,7 @@ import orjson
 
 from . import __version__
 from .model import Problem
-from .site_record import cache_folder, code_digest, content_digest, tree_digest, write_json
+from .site_record import cache_path, code_digest, content_digest, tree_digest, replace_file
 from .summary import ModelFigures, SessionSummary
 
 # One file as a build saw it: [path, size, mtime_ns, inode, content digest].
@@ -118,7 +118,7 @@ def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
 
 class BuildCache:
     def __init__(self, out: Path, key: str, enabled: bool = True):
-        self.path = cache_folder() / f"{hashlib.sha1(str(out.resolve()).encode()).hexdigest()}.json"
+        self.path = cache_path(out, "json")
         self.key = key
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
@@ -175,5 +175,5 @@ class BuildCache:
 
     def save(self) -> None:
         """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        write_json(self.path, orjson.dumps({"key": self.key, "sources": self.fresh}))
+        replace_file(self.path, orjson.dumps({"key": self.key, "sources": self.fresh}))
 

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from .ansi import for_terminal  # standard library only, like everything this module imports
-from .site_record import changed_files, code_digest, output_states, site_record_path, tree_listing, write_json
+from .site_record import changed_files, code_digest, output_states, site_record_path, tree_listing, replace_file
 
 # build options that shape the site: spelling -> name, and whether each takes a value
 _BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", True), "--format": ("format", True),
@@ -139,7 +139,7 @@ def _answer_unchanged(request: _Request) -> bool:
             start_scanner()
         return False
     if listing != record["listing"]:  # touched files: their new stat, so they are not hashed again
-        write_json(site_record_path(request.out), orjson.dumps({**record, "listing": listing}))
+        replace_file(site_record_path(request.out), orjson.dumps({**record, "listing": listing}))
     if not request.quiet:
         for problem in record["problems"]:
             print(f"warning: {for_terminal(problem, color=False)}", file=sys.stderr)
@@ -157,4 +157,4 @@ def _stamp(out: Path, key: str, started_ns: int) -> None:
         return
     if isinstance(record, dict) and record.get("started_ns", 0) >= started_ns:
         record["request"] = key
-        write_json(path, record)
+        replace_file(path, record)

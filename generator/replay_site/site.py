@@ -26,11 +26,11 @@ import orjson
 
 from . import __version__, search, spool
 from .cache import BuildCache, FileState, file_states, library_files, same_bytes, settings_key, with_digests
-from .site_record import (Listing, attach_digests, code_digest, output_states, site_record_path, tree_listing,
-                          unchanged_outputs, write_json)
+from .site_record import (Listing, attach_digests, cache_path, code_digest, output_states, site_record_path, tree_listing,
+                          unchanged_outputs, replace_file)
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
-from .discover import default_roots, discover, pick_readers
+from .discover import DetectionMemory, default_roots, discover, pick_readers
 from .model import Problem, Session
 from .readers import SessionSource, registry
 from .redact import redact_session, start_scanner
@@ -110,7 +110,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     started_ns = time.time_ns()
     inputs = _inputs(roots, options)
     listing = tree_listing(inputs)  # before discovery: a file changed after it makes the record stale
-    sources = discover(roots, pick_readers(options.format), result.problems)
+    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
+    sources = discover(roots, pick_readers(options.format), result.problems, memory)
+    if memory:
+        memory.save()
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
     done = 0
 
@@ -210,7 +213,7 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
     read = {state[0]: state for record in cache.fresh.values() for state in record["files"]}
     attach_digests(listing, read, tuple(str(path) for path in inputs[roots:]))
     folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
-    write_json(site_record_path(out), {
+    replace_file(site_record_path(out), {
         "started_ns": started_ns,
         "key": cache.key,
         "code": code_digest(),

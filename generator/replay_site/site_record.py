@@ -42,8 +42,13 @@ def code_digest() -> str:
     return tree_digest([Path(__file__).parent], (".py",))
 
 
+def cache_path(out: Path, kind: str) -> Path:
+    """The cache file of one kind (`site.json`, `json`, ...) for the site built at `out`."""
+    return cache_folder() / f"{hashlib.sha1(str(out.resolve()).encode()).hexdigest()}.{kind}"
+
+
 def site_record_path(out: Path) -> Path:
-    return cache_folder() / f"{hashlib.sha1(str(out.resolve()).encode()).hexdigest()}.site.json"
+    return cache_path(out, "site.json")
 
 
 def content_digest(path: str | Path, size: int) -> str:
@@ -159,9 +164,9 @@ def unchanged_outputs(out: Path, key: str) -> set[str] | None:
         return None
 
 
-def write_json(path: Path, value: Any) -> None:
-    """Replace `path` atomically (with `value` as JSON, or bytes already JSON); a cache that
-    cannot be written only costs a later build time."""
+def replace_file(path: Path, value: Any) -> None:
+    """Replace `path` atomically (with `value` as JSON, or bytes already encoded); a cache
+    that cannot be written only costs a later build time."""
     data = value if isinstance(value, bytes) else json.dumps(value).encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
