@@ -96,14 +96,20 @@ def test_a_touched_but_unchanged_log_is_neither_read_nor_rendered(logs, tmp_path
     assert reads == []  # and the new mtimes were remembered
 
 
-def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_path, reads):
+def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_path, reads, renders):
     out, full = tmp_path / "site", tmp_path / "full"
     site.build([logs], out, site.BuildOptions())
+    before = snapshot(out)
     reads.clear()
+    renders.clear()
     log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
     log.write_text(log.read_text() + '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n')
     site.build([logs], out, site.BuildOptions())
     assert set(reads) == {"gptme/markdown-hello/conversation.jsonl"}
+    assert len(renders) == 1  # that session's page only (its neighbours' links and figures are the same)
+    changed = {name for name, data in snapshot(out).items() if before.get(name) != data}
+    session_files = {name for name in changed if name.startswith(("sessions/", "assets/search/")) and "/terms/" not in name}
+    assert len({name.rsplit("/", 1)[1].split(".")[0] for name in session_files}) == 1, session_files
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)
 

@@ -157,4 +157,4 @@ def _stamp(out: Path, key: str, started_ns: int) -> None:
         return
     if isinstance(record, dict) and record.get("started_ns", 0) >= started_ns:
         record["request"] = key
-        replace_file(path, record)
+        replace_file(path, orjson.dumps(record))
