@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -153,7 +154,8 @@ class BuildCache:
         if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
             return None
         written = record.get("written", [])
-        return written if all((out / name).is_file() for name in written) else None
+        folder = os.fspath(out)
+        return written if all(os.path.isfile(os.path.join(folder, name)) for name in written) else None
 
     def same_sources(self) -> bool:
         """Whether this build recorded exactly the sources the last one did (none new, none gone)."""

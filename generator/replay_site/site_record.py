@@ -141,12 +141,13 @@ def changed_files(recorded: Listing, current: Listing | None) -> Listing | None:
 
 def output_states(out: Path, names: set[str]) -> dict[str, list[int]] | None:
     states = {}
+    folder = os.fspath(out)
     for name in sorted(names):
         try:
-            stat = (out / name).stat()
+            status = os.stat(os.path.join(folder, name))
         except OSError:
             return None
-        states[name] = [stat.st_size, stat.st_mtime_ns]
+        states[name] = [status.st_size, status.st_mtime_ns]
     return states
 
 

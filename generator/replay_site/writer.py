@@ -22,6 +22,13 @@ FILE_MODE = 0o666 & ~_UMASK
 FOLDER_MODE = 0o777 & ~_UMASK
 
 
+def _checked(relative: str) -> str:
+    """`relative` when it names a file inside the site, else ValueError."""
+    if any(part in ("", ".", "..") for part in relative.split("/")):
+        raise ValueError(f"not a path inside the site: {relative!r}")
+    return relative
+
+
 class FolderWriter:
     """Writes files into a folder this build owns. Each file goes through a temp file and a
     rename, so a file linked from the previous site is replaced, never written through."""
@@ -31,10 +38,7 @@ class FolderWriter:
         self.written: set[str] = set()
 
     def _target(self, relative: str) -> Path:
-        parts = relative.split("/")
-        if any(part in ("", ".", "..") for part in parts):
-            raise ValueError(f"not a path inside the site: {relative!r}")
-        return self.root.joinpath(*parts)
+        return self.root.joinpath(*_checked(relative).split("/"))
 
     def write(self, relative: str, data: str | bytes) -> None:
         target = self._target(relative)
@@ -102,7 +106,7 @@ class SiteWriter(FolderWriter):
         root = os.path.realpath(live)
         folders: dict[str, bool] = {"": True}  # whether a folder of the old site is itself, no link on the way
         for relative in relatives:
-            self._target(relative)  # refuses a name outside the site
+            _checked(relative)
             folder = relative.rpartition("/")[0]
             if folder not in folders:
                 folders[folder] = os.path.realpath(os.path.join(live, folder)) == os.path.join(root, folder)
