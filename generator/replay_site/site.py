@@ -26,8 +26,8 @@ import orjson
 
 from . import __version__, search, spool
 from .cache import BuildCache, FileState, file_states, library_files, same_bytes, settings_key, with_digests
-from .site_record import (Listing, attach_digests, cache_path, code_digest, output_states, site_record_path, tree_listing,
-                          unchanged_outputs, replace_file)
+from .site_record import (Listing, attach_digests, cache_path, code_digest, output_states, replace_file, site_record_path,
+                          tree_listing, unchanged_outputs)
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
 from .discover import DetectionMemory, default_roots, discover, pick_readers

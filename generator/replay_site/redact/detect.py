@@ -112,7 +112,6 @@ def start_scanner() -> None:
     """Begin loading the catalogue in a thread, for a process about to redact: the loading
     runs outside the GIL, so imports, reading and pricing go on meanwhile (a rebuild after
     one appended turn waited 0.3-0.4 s for it). A failure is left for _scanner() to raise."""
-
     global _STARTED
     if _STARTED:
         return
