@@ -22,18 +22,23 @@ def logs(tmp_path) -> Path:
     return folder
 
 
+def calls_of(monkeypatch, owner, name: str, label) -> list[str]:
+    """`label` of the first argument of each call of `owner.name`, in order, by wrapping it."""
+    seen: list[str] = []
+    original = getattr(owner, name)
+
+    def counting(first, *args, **kwargs):
+        seen.append(label(first))
+        return original(first, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return seen
+
+
 @pytest.fixture
 def reads(monkeypatch) -> list[str]:
     """The sources read, in order (both passes), by wrapping the one reading function."""
-    seen: list[str] = []
-    original = site.read_source
-
-    def counting(source, *args, **kwargs):
-        seen.append(source.rel)
-        return original(source, *args, **kwargs)
-
-    monkeypatch.setattr(site, "read_source", counting)
-    return seen
+    return calls_of(monkeypatch, site, "read_source", lambda source: source.rel)
 
 
 @pytest.fixture
@@ -147,14 +152,7 @@ def test_discovery_reads_only_the_heads_of_changed_files(logs, tmp_path, monkeyp
     """The readers' answers for a file of the same stat are remembered (discover.DetectionMemory)."""
     from replay_site import discover
 
-    heads: list[str] = []
-    original = discover.read_head
-
-    def counting(path, *args, **kwargs):
-        heads.append(path.name)
-        return original(path, *args, **kwargs)
-
-    monkeypatch.setattr(discover, "read_head", counting)
+    heads = calls_of(monkeypatch, discover, "read_head", lambda path: path.name)
     out, full = tmp_path / "site", tmp_path / "full"
     site.build([logs], out, site.BuildOptions())
     assert len(heads) == len(list(logs.rglob("*.json*")))  # every candidate once
