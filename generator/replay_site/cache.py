@@ -26,7 +26,7 @@ import orjson
 
 from . import __version__
 from .model import Problem
-from .site_record import cache_path, code_digest, content_digest, tree_digest, replace_file
+from .site_record import cache_path, code_digest, content_digest, replace_file, tree_digest
 from .summary import ModelFigures, SessionSummary
 
 # One file as a build saw it: [path, size, mtime_ns, inode, content digest].

@@ -23,13 +23,13 @@ from typing import Any, NamedTuple
 import orjson
 
 from .ansi import for_terminal  # standard library only, like everything this module imports
-from .site_record import changed_files, code_digest, output_states, site_record_path, tree_listing, replace_file
+from .site_record import changed_files, code_digest, output_states, replace_file, site_record_path, tree_listing
 
-# build options that shape the site: spelling -> name, and whether each takes a value
+# build options that shape the site (-q/--quiet and -j/--jobs change no byte of it):
+# spelling -> name, and whether each takes a value
 _BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", True), "--format": ("format", True),
                   "--theme": ("theme", True), "--title": ("title", True), "--prices": ("prices", True),
                   "--redact": ("redact", False), "--no-redact": ("redact", False)}
-# besides -q/--quiet and -j/--jobs, which change no byte of the site
 # Logs changed by fewer bytes than this are read by the build's own process (no workers:
 # site.BYTES_PER_WORKER is as large), which will need the secret scanner.
 _READ_HERE_BYTES = 16 << 20
