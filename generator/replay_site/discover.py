@@ -11,7 +11,7 @@ from typing import Any
 
 from .model import Problem
 from .readers import Reader, SessionSource, registry
-from .readers.files import Head, describe_error, file_kind, read_head
+from .readers.files import describe_error, file_kind, read_head
 from .site_record import code_digest, replace_file
 
 # Files worth a head read inside a folder; a file named on the command line is read whatever
@@ -98,23 +98,23 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
 def _answers(root: Path, readers: list[Reader], problems: list[Problem],
              memory: DetectionMemory | None) -> dict[Path, dict[str, Any]]:
     """Each candidate file's detect() answer by reader name, in path order: remembered for a
-    file of the same stat as when the memory learnt it, else from its head."""
-    if not root.is_dir():
-        return {path: {reader.name: reader.detect(path, head) for reader in readers}
-                for path, head in _heads([root], root, problems, named=True).items()}
+    file of the same stat as when the memory learnt it, else from its head. Only regular
+    files are opened (symlinks resolved first, non-blocking): FIFOs, devices and sockets are
+    skipped with a warning, as are files that cannot be read."""
+    named = not root.is_dir()  # a file named on the command line: recognised by content alone
     names = [reader.name for reader in readers]
     answers: dict[Path, dict[str, Any]] = {}
-    for path in _candidates(root, problems):
+    for path in [root] if named else _candidates(root, problems):
         try:
             status = os.stat(path)
             if not stat.S_ISREG(status.st_mode):
                 problems.append(Problem("warning", f"{file_kind(status.st_mode)}, not a regular file: skipped", _label(path, root)))
                 continue
-            said = memory.recall(path, status, names) if memory else None
+            said = memory.recall(path, status, names) if memory and not named else None
             if said is None:
-                head = read_head(path)
+                head = read_head(path, named)
                 said = {reader.name: reader.detect(path, head) for reader in readers}
-                if memory:
+                if memory and not named:
                     memory.learn(path, status, said)
         except OSError as exc:
             problems.append(Problem("warning", f"{describe_error(exc)}: skipped", _label(path, root)))
@@ -136,20 +136,6 @@ def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
     return paths
-
-
-def _heads(paths: list[Path], root: Path, problems: list[Problem], named: bool) -> dict[Path, Head]:
-    heads: dict[Path, Head] = {}
-    for path in paths:
-        try:
-            mode = os.stat(path).st_mode
-            if not stat.S_ISREG(mode):
-                problems.append(Problem("warning", f"{file_kind(mode)}, not a regular file: skipped", _label(path, root)))
-                continue
-            heads[path] = read_head(path, named)
-        except OSError as exc:
-            problems.append(Problem("warning", f"{describe_error(exc)}: skipped", _label(path, root)))
-    return heads
 
 
 class DetectionMemory:
