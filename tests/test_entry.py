@@ -1,6 +1,7 @@
 """The console entry answers a build that would change nothing from the last build's record,
 without importing typer, the readers, jinja2, pygments, markdown-it or the price table;
-any change to the logs, the output, or the command line runs the real build."""
+any change to the logs, the output, the command line or the page libraries runs the real
+build. A log only touched (mtime moved, bytes the same) is told apart by its content digest."""
 from __future__ import annotations
 
 import os
@@ -13,7 +14,8 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
-HEAVY = ("typer", "jinja2", "pygments", "markdown_it", "genai_prices", "replay_site.readers", "replay_site.render")
+HEAVY = ("typer", "jinja2", "pygments", "markdown_it", "genai_prices", "kingfisher_sdk", "replay_site.readers",
+         "replay_site.render", "replay_site.cache")
 RUN = """
 import sys
 from replay_site.entry import main
@@ -33,10 +35,10 @@ def workdir(tmp_path) -> Path:
     return tmp_path
 
 
-def replay_site(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(workdir / "cache")}
+def replay_site(workdir: Path, *args: str, path: str = str(GENERATOR), status: int = 0) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": path, "XDG_CACHE_HOME": str(workdir / "cache")}
     result = subprocess.run([sys.executable, "-c", RUN, *args], cwd=workdir, env=env, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == status, result.stderr
     return result
 
 
@@ -46,20 +48,49 @@ def heavy_imports(result: subprocess.CompletedProcess) -> str:
 
 def test_an_unchanged_build_is_answered_without_the_heavy_imports(workdir):
     first = replay_site(workdir, "build", "logs", "-o", "site", "-q")
-    assert first.stdout.startswith("Built ") and "typer" in heavy_imports(first)
+    assert first.stdout.startswith("Built ") and "jinja2" in heavy_imports(first)
+    assert "typer" not in heavy_imports(first)  # a command line the entry understands skips typer
     again = replay_site(workdir, "build", "logs", "-q", "--out", "site", "-j", "2")  # -q, -j and order aside
     assert again.stdout.startswith("Nothing changed since the last build: ")
     assert heavy_imports(again) == ""
     assert again.stdout.split(":", 1)[1].strip() == first.stdout.removeprefix("Built").strip()
 
 
-@pytest.mark.parametrize("change", ["touch a log", "append to a log", "remove a page", "new title", "new file"])
-def test_any_change_runs_the_real_build(workdir, change):
-    replay_site(workdir, "build", "logs", "-o", "site", "-q")
-    args = ["build", "logs", "-o", "site", "-q"]
+def touch(path: Path) -> None:
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+
+
+def test_a_touched_log_is_answered_by_its_digest_without_the_heavy_imports(workdir):
+    shutil.copytree(GENERATOR.parent / "themes" / "default", workdir / "theme")
+    args = ["build", "logs", "-o", "site", "-q", "--theme", "theme"]
+    first = replay_site(workdir, *args)
     log = workdir / "logs" / "gptme" / "markdown-hello" / "conversation.jsonl"
-    if change == "touch a log":
-        os.utime(log, ns=(log.stat().st_atime_ns, log.stat().st_mtime_ns + 10**9))
+    touch(log)
+    touch(workdir / "logs" / "glue")  # a folder's times are not its listing
+    touch(next((workdir / "theme").rglob("*.css")))
+    again = replay_site(workdir, *args)
+    assert again.stdout.startswith("Nothing changed"), again.stdout
+    assert heavy_imports(again) == ""
+    # the new mtime is remembered: the next run takes the log by its stat, never opening it
+    record = next((workdir / "cache" / "replay-site").glob("*.site.json")).read_text()
+    assert str(log.stat().st_mtime_ns) in record
+    assert first.stdout.removeprefix("Built").strip() == again.stdout.split(":", 1)[1].strip()
+
+
+@pytest.mark.parametrize("change", ["same size, other bytes", "append to a log", "touch and edit the theme",
+                                    "remove a page", "new title", "new file"])
+def test_any_change_runs_the_real_build(workdir, change):
+    args = ["build", "logs", "-o", "site", "-q"]
+    if change == "touch and edit the theme":
+        shutil.copytree(GENERATOR.parent / "themes" / "default", workdir / "theme")
+        args += ["--theme", str(workdir / "theme")]
+    replay_site(workdir, *args)
+    log = workdir / "logs" / "gptme" / "markdown-hello" / "conversation.jsonl"
+    if change == "same size, other bytes":
+        log.write_bytes(log.read_bytes().replace(b"Hello", b"Hallo"))
+    elif change == "touch and edit the theme":
+        css = next((workdir / "theme").rglob("*.css"))
+        css.write_bytes(css.read_bytes().replace(b"{", b"[", 1))  # same size: the digest tells
     elif change == "append to a log":
         log.write_text(log.read_text() + '\n{"role": "user", "content": "more", "timestamp": "2026-03-02T11:00:00"}\n')
     elif change == "remove a page":
@@ -71,3 +102,25 @@ def test_any_change_runs_the_real_build(workdir, change):
     result = replay_site(workdir, *args)
     assert result.stdout.startswith("Built "), result.stdout
     assert replay_site(workdir, *args).stdout.startswith("Nothing changed")  # and the next one is a no-op again
+
+
+def test_a_page_library_upgrade_runs_the_real_build(workdir):
+    """A library that writes page markup is watched by its installed metadata: here a jinja2
+    distribution found first on the path, whose version then moves (an upgrade replaces it)."""
+    metadata = workdir / "libraries" / "jinja2-3.1.6.dist-info" / "METADATA"
+    metadata.parent.mkdir(parents=True)
+    metadata.write_text("Metadata-Version: 2.1\nName: Jinja2\nVersion: 3.1.6\n")
+    (metadata.parent / "RECORD").write_text("jinja2-3.1.6.dist-info/METADATA,,\n")
+    path = f"{GENERATOR}{os.pathsep}{workdir / 'libraries'}"
+    replay_site(workdir, "build", "logs", "-o", "site", "-q", path=path)
+    assert replay_site(workdir, "build", "logs", "-o", "site", "-q", path=path).stdout.startswith("Nothing changed")
+    metadata.write_text("Metadata-Version: 2.1\nName: Jinja2\nVersion: 3.1.7\n")
+    assert replay_site(workdir, "build", "logs", "-o", "site", "-q", path=path).stdout.startswith("Built ")
+
+
+def test_mistakes_are_reported_as_the_typer_command_reports_them(workdir):
+    missing = replay_site(workdir, "build", "nowhere", "-o", "site", status=1)  # run without typer
+    assert missing.stderr.splitlines()[0] == "error: nowhere: no such file or folder"
+    assert "typer" not in heavy_imports(missing)
+    bad_jobs = replay_site(workdir, "build", "logs", "-j", "many", status=2)  # typer's own usage error
+    assert "Invalid value for '--jobs'" in bad_jobs.stderr

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from replay_site import site
-from replay_site.cli import EXAMPLES_TITLE
+from replay_site.build_command import EXAMPLES_TITLE
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "example_output"

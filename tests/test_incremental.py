@@ -22,18 +22,23 @@ def logs(tmp_path) -> Path:
     return folder
 
 
+def calls_of(monkeypatch, owner, name: str, label) -> list[str]:
+    """`label` of the first argument of each call of `owner.name`, in order, by wrapping it."""
+    seen: list[str] = []
+    original = getattr(owner, name)
+
+    def counting(first, *args, **kwargs):
+        seen.append(label(first))
+        return original(first, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return seen
+
+
 @pytest.fixture
 def reads(monkeypatch) -> list[str]:
     """The sources read, in order (both passes), by wrapping the one reading function."""
-    seen: list[str] = []
-    original = site.read_source
-
-    def counting(source, *args, **kwargs):
-        seen.append(source.rel)
-        return original(source, *args, **kwargs)
-
-    monkeypatch.setattr(site, "read_source", counting)
-    return seen
+    return calls_of(monkeypatch, site, "read_source", lambda source: source.rel)
 
 
 @pytest.fixture
@@ -96,14 +101,20 @@ def test_a_touched_but_unchanged_log_is_neither_read_nor_rendered(logs, tmp_path
     assert reads == []  # and the new mtimes were remembered
 
 
-def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_path, reads):
+def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_path, reads, renders):
     out, full = tmp_path / "site", tmp_path / "full"
     site.build([logs], out, site.BuildOptions())
+    before = snapshot(out)
     reads.clear()
+    renders.clear()
     log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
     log.write_text(log.read_text() + '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n')
     site.build([logs], out, site.BuildOptions())
     assert set(reads) == {"gptme/markdown-hello/conversation.jsonl"}
+    assert len(renders) == 1  # that session's page only (its neighbours' links and figures are the same)
+    changed = {name for name, data in snapshot(out).items() if before.get(name) != data}
+    session_files = {name for name in changed if name.startswith(("sessions/", "assets/search/")) and "/terms/" not in name}
+    assert len({name.rsplit("/", 1)[1].split(".")[0] for name in session_files}) == 1, session_files
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)
 
@@ -135,3 +146,20 @@ def test_settings_and_missing_pages_force_rendering(logs, tmp_path, reads):
     victim.unlink()
     site.build([logs], out, site.BuildOptions(title="Another title"))
     assert victim.exists() and len(reads) == 1
+
+
+def test_discovery_reads_only_the_heads_of_changed_files(logs, tmp_path, monkeypatch):
+    """The readers' answers for a file of the same stat are remembered (discover.DetectionMemory)."""
+    from replay_site import discover
+
+    heads = calls_of(monkeypatch, discover, "read_head", lambda path: path.name)
+    out, full = tmp_path / "site", tmp_path / "full"
+    site.build([logs], out, site.BuildOptions())
+    assert len(heads) == len(list(logs.rglob("*.json*")))  # every candidate once
+    heads.clear()
+    log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
+    log.write_text(log.read_text() + '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n')
+    site.build([logs], out, site.BuildOptions())
+    assert heads == ["conversation.jsonl"]
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(out) == snapshot(full)

@@ -15,46 +15,56 @@ stays byte-identical however it was built.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
-from dataclasses import asdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from . import __version__
 from .model import Problem
-from .site_record import cache_folder, code_digest, tree_digest, write_json
+from .site_record import cache_path, code_digest, content_digest, replace_file, tree_digest
 from .summary import ModelFigures, SessionSummary
-
-# Logs up to this size are hashed whole; larger ones by their first and last EDGE_BYTES and
-# their size (an append always changes the size; hashing a 30 MB log whole on every
-# touch would cost more than the rest of a no-op rebuild).
-WHOLE_DIGEST_BYTES = 4 << 20
-EDGE_BYTES = 256 << 10
 
 # One file as a build saw it: [path, size, mtime_ns, inode, content digest].
 FileState = list
+
+# The libraries whose output is part of the pages (markup, highlighting, prices, redaction):
+# another version may write other bytes, so it is another cache.
+PAGE_LIBRARIES = ("jinja2", "pygments", "markdown-it-py", "genai-prices", "kingfisher-secret-scanner")
 
 
 def _digest(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@lru_cache(maxsize=1)
+def library_files() -> tuple[Path, ...]:
+    """The installed metadata of the PAGE_LIBRARIES: entry.py watches these files, so that
+    an upgrade (which replaces them) is a change it never answers from the record."""
+    found = []
+    for name in PAGE_LIBRARIES:
+        try:
+            files = importlib.metadata.distribution(name).files or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        found += [Path(file.locate()).resolve() for file in files if file.name == "METADATA"]
+    return tuple(found)
+
+
 def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:
-    return _digest([__version__, code_digest(), tree_digest(theme_folders), settings])
-
-
-def content_digest(path: Path, size: int) -> str:
-    """Digest of the first `size` bytes of `path`: all of them when few, else head + tail + size."""
-    digest = hashlib.blake2b(str(size).encode(), digest_size=20)
-    with path.open("rb") as stream:
-        if size <= WHOLE_DIGEST_BYTES:
-            digest.update(stream.read(size))
-        else:
-            digest.update(stream.read(EDGE_BYTES))
-            stream.seek(size - EDGE_BYTES)
-            digest.update(stream.read(EDGE_BYTES))
-    return digest.hexdigest()
+    libraries = {name: _version(name) for name in PAGE_LIBRARIES}
+    return _digest([__version__, code_digest(), tree_digest(theme_folders), libraries, settings])
 
 
 def file_states(paths: tuple[Path, ...]) -> list[FileState] | None:
@@ -71,7 +81,7 @@ def file_states(paths: tuple[Path, ...]) -> list[FileState] | None:
 
 def with_digests(states: list[FileState]) -> list[FileState] | None:
     try:
-        return [[path, size, mtime, inode, content_digest(Path(path), size)] for path, size, mtime, inode, _ in states]
+        return [[path, size, mtime, inode, content_digest(path, size)] for path, size, mtime, inode, _ in states]
     except OSError:
         return None
 
@@ -89,7 +99,7 @@ def still_the_same(recorded: list[FileState], paths: tuple[Path, ...]) -> list[F
         if now[0] != then[0] or now[1] != then[1]:
             return None  # another file, or other size: changed without reading a byte
         try:
-            now[4] = content_digest(Path(now[0]), now[1])
+            now[4] = content_digest(now[0], now[1])
         except OSError:
             return None
         if now[4] != then[4]:
@@ -104,19 +114,18 @@ def same_bytes(first: list[FileState] | None, second: list[FileState] | None) ->
 
 def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
     """Everything a session page shows besides the session itself: links and figures."""
-    nav, summary = nav_and_summary
-    return _digest([repr(nav), asdict(summary)])
+    return hashlib.sha1(orjson.dumps(nav_and_summary)).hexdigest()
 
 
 class BuildCache:
     def __init__(self, out: Path, key: str, enabled: bool = True):
-        self.path = cache_folder() / f"{hashlib.sha1(str(out.resolve()).encode()).hexdigest()}.json"
+        self.path = cache_path(out, "json")
         self.key = key
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
         if enabled:
             try:
-                stored = json.loads(self.path.read_text())
+                stored = orjson.loads(self.path.read_bytes())
                 if stored.get("key") == key:
                     self.records = stored["sources"]
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -145,7 +154,8 @@ class BuildCache:
         if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
             return None
         written = record.get("written", [])
-        return written if all((out / name).is_file() for name in written) else None
+        folder = os.fspath(out)
+        return written if all(os.path.isfile(os.path.join(folder, name)) for name in written) else None
 
     def same_sources(self) -> bool:
         """Whether this build recorded exactly the sources the last one did (none new, none gone)."""
@@ -159,13 +169,13 @@ class BuildCache:
             return
         self.fresh[self._id(source)] = {
             "files": states,
-            "summaries": [asdict(s) for s in summaries],
-            "problems": [asdict(p) for p in problems],
+            "summaries": summaries,  # dataclasses, as orjson writes them
+            "problems": problems,
             "pages": {slug: nav_key(value) for slug, value in navs.items()},
             "written": sorted(written),
         }
 
     def save(self) -> None:
         """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        write_json(self.path, {"key": self.key, "sources": self.fresh})
+        replace_file(self.path, orjson.dumps({"key": self.key, "sources": self.fresh}))
 

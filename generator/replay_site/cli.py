@@ -3,32 +3,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
 
-from . import __version__, ansi, catalog, site, standalone, terminal
-from .costs import PriceBook, PriceFileError, load_price_overrides
+from . import __version__, ansi, build_command, catalog, site, standalone, terminal
+from .build_command import UsageMistake, say, user_errors, warn_unredacted
+from .build_command import patterns as _patterns
+from .build_command import prices as _prices
 from .discover import DiscoveryError
-from .publish import PublishError
 from .readers import registry
-from .redact import ScannerUnavailable, count_secrets
+from .redact import count_secrets
 
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
                   add_completion=False, rich_markup_mode=None)
-EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
-
-
-class UsageMistake(Exception):
-    """A command line that cannot work as given (exit status 2, like click's usage errors)."""
 
 
 def _flag(*decls: str, help: str):  # noqa: A002 - typer's own keyword
@@ -45,45 +37,6 @@ RedactPatternOpt = Annotated[Optional[list[str]], typer.Option("--redact-pattern
 PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="TOML file of per-model prices that override or add to the built-in table.")]
 
 
-@contextmanager
-def _user_errors() -> Iterator[None]:
-    """What the user can fix (a missing path, a bad price file, an unknown id) is a one-line
-    error and exit status 1, not a traceback."""
-    try:
-        yield
-    except UsageMistake as exc:
-        _error(str(exc))
-        raise typer.Exit(2) from None
-    except PermissionError as exc:
-        _error(f"permission denied: {exc.filename or exc}")
-        raise typer.Exit(1) from None
-    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable) as exc:
-        _error(str(exc))
-        raise typer.Exit(1) from None
-
-
-@contextmanager
-def _output_errors() -> Iterator[None]:
-    """An output folder that cannot or must not be written (a file, a source, someone
-    else's files, a full disk): one error line, exit status 2, the old site untouched."""
-    try:
-        yield
-    except PublishError as exc:
-        _error(str(exc))
-        raise typer.Exit(2) from None
-
-
-def _error(message: str) -> None:
-    typer.secho(f"error: {ansi.for_terminal(message, color=False)}", err=True, fg="red")
-
-
-def _say(text: str, err: bool = False, nl: bool = True) -> None:
-    """Print text that holds log content: control characters shown escaped, never obeyed
-    (colour codes pass only to a terminal)."""
-    stream = sys.stderr if err else sys.stdout
-    typer.echo(ansi.for_terminal(text, color=stream.isatty()), err=err, nl=nl)
-
-
 def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
     """The named sources, else the agents' default folders."""
     if sources:
@@ -92,38 +45,6 @@ def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
     if not found:
         raise DiscoveryError("no agent log folder found on this machine; name a log file or folder")
     return found
-
-
-def _build_roots(sources: list[Path] | None, format_name: str, quiet: bool) -> tuple[list[Path], bool]:
-    """The roots a build reads, and whether they are the bundled examples (no logs here)."""
-    if sources:
-        return sources, False
-    found = site.default_sources(format_name)
-    if found:
-        if not quiet:
-            typer.echo("Reading the agents' default log folders: " + ", ".join(map(str, found)), err=True)
-        return found, False
-    examples = site.examples_dir()
-    typer.echo(f"No agent log folder found on this machine; building the bundled example sessions ({examples}).", err=True)
-    return [examples], True
-
-
-def _patterns(patterns: list[str] | None) -> tuple[str, ...]:
-    for pattern in patterns or []:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise UsageMistake(f"--redact-pattern {pattern!r} is not a regular expression ({exc})") from None
-    return tuple(patterns or [])
-
-
-def _warn_unredacted(count: int) -> None:
-    if count:
-        typer.secho(f"warning: --no-redact: {count} likely secrets are left in the output", err=True, fg="yellow")
-
-
-def _prices(path: Path | None) -> PriceBook | None:
-    return load_price_overrides(path) if path else None
 
 
 def _one_session(reference: str | None, last: bool, sources, format_name: str, book, redact: bool = True,
@@ -179,19 +100,7 @@ def build(
     force: Annotated[bool, _flag("--force", help="Build into a folder holding files replay-site did not write; they are kept.")] = False,
 ) -> None:
     """Build the report site: an index of sessions and one page per session."""
-    with _user_errors(), _output_errors():
-        roots, examples = _build_roots(sources, format_name, quiet)
-        options = site.BuildOptions(format=format_name, theme=theme, title=EXAMPLES_TITLE if examples and title == "Agent sessions" else title,
-                                    prices=_prices(prices), compare=list(compare or []), jobs=jobs, redact=redact,
-                                    redact_patterns=_patterns(redact_pattern), incremental=not full, force=force)
-        with terminal.ProgressBar(enabled=not quiet) as progress:
-            result = site.build(roots, out, options, progress)
-        if not redact:
-            _warn_unredacted(count_secrets(list(catalog.iter_sessions(roots, format_name, options.prices, redact=False))))
-    if not quiet:
-        for problem in result.problems:
-            _say(f"warning: {problem}", err=True)
-    typer.echo(f"Built {len(result.summaries)} sessions, {result.steps} steps, {len(result.problems)} warnings -> {out / 'index.html'}")
+    build_command.build(sources, out, format_name, theme, title, prices, quiet, jobs, compare, redact, redact_pattern, full, force)
 
 
 @app.command()
@@ -204,7 +113,7 @@ def formats() -> None:
 @app.command("list")
 def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
     """Print a table of sessions: id, start, agent, steps, cost, errors."""
-    with _user_errors():
+    with user_errors():
         found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
     # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.
     terminal.print_table([tuple(escape(ansi.for_terminal(cell, color=False)) for cell in row)
@@ -224,11 +133,11 @@ def show(
     redact_pattern: RedactPatternOpt = None,
 ) -> None:
     """Print one session's timeline in the terminal, one block per step."""
-    with _user_errors():
+    with user_errors():
         found = _one_session(session, last, sources, format_name, _prices(prices), redact, _patterns(redact_pattern))
     if not redact:
-        _warn_unredacted(count_secrets([found]))
-    _say(terminal.timeline(found, max_prose, max_output), nl=False)
+        warn_unredacted(count_secrets([found]))
+    say(terminal.timeline(found, max_prose, max_output), nl=False)
 
 
 @app.command()
@@ -242,7 +151,7 @@ def check(
     prices: PricesOpt = None,
 ) -> None:
     """Exit 1 and name the sessions over budget (cost or errors), for CI and audits."""
-    with _user_errors():
+    with user_errors():
         if max_cost is None and max_errors is None:
             raise UsageMistake("check needs a limit: --max-cost and/or --max-errors")
         found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
@@ -256,9 +165,9 @@ def check(
                                "cost_unknown_allowed": [session.id for session in allowed]}, indent=2, ensure_ascii=True))
     else:
         for breach in breaches:
-            _say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+            say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
         for session in allowed:
-            _say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost")
+            say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost")
         typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
     if breaches:
         raise typer.Exit(1)
@@ -303,14 +212,14 @@ def export(
     redact_pattern: RedactPatternOpt = None,
 ) -> None:
     """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
-    with _user_errors():
+    with user_errors():
         _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
         found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
         _write(out, standalone.export_page(found, theme, book))
     if not redact:
-        _warn_unredacted(count_secrets(found.walk()))
-    _say(f"{found.id}: {len(found.steps)} steps -> {out}")
+        warn_unredacted(count_secrets(found.walk()))
+    say(f"{found.id}: {len(found.steps)} steps -> {out}")
 
 
 @app.command()
@@ -326,7 +235,7 @@ def compare(
     redact_pattern: RedactPatternOpt = None,
 ) -> None:
     """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
-    with _user_errors():
+    with user_errors():
         _check_output_file(out, [session_a, session_b, *(sources or [])])
         book = _prices(prices)
         patterns = _patterns(redact_pattern)
@@ -334,8 +243,8 @@ def compare(
         comparison, html = standalone.compare_page(a, b, theme, book)
         _write(out, html)
     if not redact:
-        _warn_unredacted(count_secrets([a, b]))
-    _say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}")
+        warn_unredacted(count_secrets([a, b]))
+    say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}")
 
 
 def _print_version(value: bool) -> None:

@@ -3,13 +3,16 @@ read per candidate file, and each reader's `detect` and `group` on what was read
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .model import Problem
 from .readers import Reader, SessionSource, registry
-from .readers.files import Head, describe_error, file_kind, read_head
+from .readers.files import describe_error, file_kind, read_head
+from .site_record import code_digest, replace_file
 
 # Files worth a head read inside a folder; a file named on the command line is read whatever
 # its name, since a copied log keeps its content but not always its name.
@@ -39,12 +42,14 @@ def default_roots(readers: Iterable[Reader]) -> list[Path]:
     return list(found)
 
 
-def discover(roots: list[Path], readers: list[Reader], problems: list[Problem]) -> list[SessionSource]:
+def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
+             memory: DetectionMemory | None = None) -> list[SessionSource]:
     """Every session under `roots`, each file claimed by one reader only (the first that asks).
 
     A missing or unreadable root, or a root where no reader finds anything, is a
     DiscoveryError; a JSONL file under a folder that no reader claims is reported, never
-    silently passed over.
+    silently passed over. With a `memory`, a file the last build saw as it is now is not
+    read again: the readers' answers for it are remembered.
     """
     sources: list[SessionSource] = []
     for root in roots:
@@ -56,26 +61,27 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem]) 
                 read_head(root)
             except OSError as exc:
                 raise DiscoveryError(f"{root}: {describe_error(exc)}") from None
-        found = find_sources(root, readers, problems)
+        found = find_sources(root, readers, problems, memory)
         if not found:
             raise DiscoveryError(f"{root}: no readable session found")
         sources.extend(found)
     return sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
 
 
-def find_sources(root: Path, readers: list[Reader], problems: list[Problem]) -> list[SessionSource]:
+def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
+                 memory: DetectionMemory | None = None) -> list[SessionSource]:
     """The sessions under one root: walked once, each candidate's head read once, then every
     reader (in registry order) detects its files and groups them; a file goes to the first
     reader whose group claims it."""
-    heads = walk(root, problems)
+    detecting = [reader for reader in readers if getattr(reader, "detect", None) is not None]
+    answers = _answers(root, detecting, problems, memory)
     claimed: set[Path] = set()
     sources: list[SessionSource] = []
     for reader in readers:
-        detect = getattr(reader, "detect", None)
-        if detect is None:  # a plugin reader that only offers find()
+        if reader not in detecting:  # a plugin reader that only offers find()
             offered = list(reader.find(root))
         else:
-            tags = {path: tag for path, head in heads.items() if (tag := detect(path, head)) is not None}
+            tags = {path: tag for path, said in answers.items() if (tag := said[reader.name]) is not None}
             offered = list(reader.group(tags, root))
         for source in offered:
             files = set(source.files)
@@ -83,20 +89,42 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem]) -> 
                 continue
             claimed |= files
             sources.append(source)
-    for path in heads:
+    for path in answers:
         if path.suffix == ".jsonl" and path not in claimed:
             problems.append(Problem("warning", "no reader recognises this file, skipped", _label(path, root)))
     return sources
 
 
-def walk(root: Path, problems: list[Problem]) -> dict[Path, Head]:
-    """The heads of the candidate files under `root` (or of `root` itself), in path order.
+def _answers(root: Path, readers: list[Reader], problems: list[Problem],
+             memory: DetectionMemory | None) -> dict[Path, dict[str, Any]]:
+    """Each candidate file's detect() answer by reader name, in path order: remembered for a
+    file of the same stat as when the memory learnt it, else from its head. Only regular
+    files are opened (symlinks resolved first, non-blocking): FIFOs, devices and sockets are
+    skipped with a warning, as are files that cannot be read."""
+    named = not root.is_dir()  # a file named on the command line: recognised by content alone
+    names = [reader.name for reader in readers]
+    answers: dict[Path, dict[str, Any]] = {}
+    for path in [root] if named else _candidates(root, problems):
+        try:
+            status = os.stat(path)
+            if not stat.S_ISREG(status.st_mode):
+                problems.append(Problem("warning", f"{file_kind(status.st_mode)}, not a regular file: skipped", _label(path, root)))
+                continue
+            said = memory.recall(path, status, names) if memory and not named else None
+            if said is None:
+                head = read_head(path, named)
+                said = {reader.name: reader.detect(path, head) for reader in readers}
+                if memory and not named:
+                    memory.learn(path, status, said)
+        except OSError as exc:
+            problems.append(Problem("warning", f"{describe_error(exc)}: skipped", _label(path, root)))
+            continue
+        answers[path] = said
+    return answers
 
-    Only regular files are opened (symlinks resolved first, non-blocking): FIFOs, devices and
-    sockets are skipped with a warning, as are files that cannot be read.
-    """
-    if not root.is_dir():
-        return _heads([root], root, problems, named=True)
+
+def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
+    """The files under folder `root` worth a head read, in path order."""
     paths = []
 
     def unreadable(exc: OSError) -> None:
@@ -107,21 +135,52 @@ def walk(root: Path, problems: list[Problem]) -> dict[Path, Head]:
     for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
-    return _heads(paths, root, problems, named=False)
+    return paths
 
 
-def _heads(paths: list[Path], root: Path, problems: list[Problem], named: bool) -> dict[Path, Head]:
-    heads: dict[Path, Head] = {}
-    for path in paths:
+class DetectionMemory:
+    """What each reader's detect() answered for each file, kept between builds in the user's
+    cache folder. A file of the same size, mtime and inode has the same head, so the same
+    answers: a rebuild reads no head but those of changed files (reading and parsing the
+    heads of 262 logs cost ~0.1 s). The answers are the readers' own objects, so the file is
+    a pickle, in the user's own cache folder like the build's spool; it is keyed by this
+    package's code, and a memory that cannot be read is only a slower discovery."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.files: dict[str, tuple[int, int, int, dict[str, Any]]] = {}
+        self.seen: set[str] = set()
+        self.changed = False
         try:
-            mode = os.stat(path).st_mode
-            if not stat.S_ISREG(mode):
-                problems.append(Problem("warning", f"{file_kind(mode)}, not a regular file: skipped", _label(path, root)))
-                continue
-            heads[path] = read_head(path, named)
-        except OSError as exc:
-            problems.append(Problem("warning", f"{describe_error(exc)}: skipped", _label(path, root)))
-    return heads
+            with path.open("rb") as stream:
+                stored = pickle.load(stream)
+            if stored["code"] == code_digest():
+                self.files = stored["files"]
+        except Exception:  # noqa: BLE001 - missing, damaged or from another version: start empty
+            self.files = {}
+
+    def recall(self, path: Path, status: os.stat_result, names: list[str]) -> dict[str, Any] | None:
+        key = str(path)
+        self.seen.add(key)
+        known = self.files.get(key)
+        if known is None or known[:3] != (status.st_size, status.st_mtime_ns, status.st_ino) or not all(n in known[3] for n in names):
+            return None
+        return {name: known[3][name] for name in names}
+
+    def learn(self, path: Path, status: os.stat_result, answers: dict[str, Any]) -> None:
+        self.files[str(path)] = (status.st_size, status.st_mtime_ns, status.st_ino, answers)
+        self.changed = True
+
+    def save(self) -> None:
+        """Keep what this discovery saw (files gone are forgotten)."""
+        if not self.changed and self.seen == self.files.keys():
+            return
+        files = {key: value for key, value in self.files.items() if key in self.seen}
+        try:
+            data = pickle.dumps({"code": code_digest(), "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return  # a plugin's answer that cannot be kept only costs the next build the head reads
+        replace_file(self.path, data)
 
 
 def _label(path: Path, root: Path) -> str:

@@ -1,12 +1,15 @@
 """The `replay-site` console entry: a `build` that would change nothing is answered from the
-last build's site record (cache.py) before typer, the readers, jinja2, pygments or the
-price table are imported; everything else goes to the typer app (cli.py).
+last build's site record (site_record.py) before typer, the readers, jinja2, pygments or
+the price table are imported.
 
 Nothing changed means: the same command line (options, working directory, the environment
-variables that move the agents' folders), the same package code, every file under the
-sources, the theme and the prices file with the stat it had when the last build started,
-the agents' default folders existing as they did, and every file that build wrote still as
-it left it. Anything this module does not understand runs the full command.
+variables that move the agents' folders), the same package code, the same files under the
+sources, the theme, the prices file and the page libraries' metadata, each with the stat it
+had when the last build started or, when only that moved (a touched file), the same size and
+content digest; the agents' default folders existing as they did, and every file that build
+wrote still as it left it. A touched file's new stat is remembered, so the next run does not
+hash it again. A build whose command line this module understands but cannot answer so
+runs without typer (build_command.py); any other command goes to the typer app (cli.py).
 """
 from __future__ import annotations
 
@@ -15,44 +18,64 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import orjson
 
 from .ansi import for_terminal  # standard library only, like everything this module imports
-from .site_record import code_digest, output_states, site_record_path, tree_listing, write_json
+from .site_record import changed_files, code_digest, output_states, replace_file, site_record_path, tree_listing
 
-# build options that shape the site: spelling -> name, and whether each takes a value
+# build options that shape the site (-q/--quiet and -j/--jobs change no byte of it):
+# spelling -> name, and whether each takes a value
 _BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", True), "--format": ("format", True),
                   "--theme": ("theme", True), "--title": ("title", True), "--prices": ("prices", True),
                   "--redact": ("redact", False), "--no-redact": ("redact", False)}
-# options that change no byte of the site, and whether each takes a value
-_NOT_IN_SITE = {"-q": False, "--quiet": False, "-j": True, "--jobs": True}
+# Logs changed by fewer bytes than this are read by the build's own process (no workers:
+# site.BYTES_PER_WORKER is as large), which will need the secret scanner.
+_READ_HERE_BYTES = 16 << 20
 # where the readers look by default depends on these (HOME, CODEX_HOME, XDG_DATA_HOME, ...)
 _FOLDER_VARIABLES = re.compile(r"HOME|XDG_|CLAUDE|CODEX|GPTME|GLUE|RLM")
 
 
+class _Request(NamedTuple):
+    key: str  # what the command line means, whatever its spelling
+    out: Path
+    quiet: bool
+    arguments: dict[str, Any]  # build_command.build's
+
+
 def main() -> None:
     request = _build_request(sys.argv[1:])
-    if request is not None and _answer_unchanged(*request):
+    if request is not None and _answer_unchanged(request):
         return
     started_ns = time.time_ns()
-    from .cli import app
-
     try:
-        app()
+        if request is None:
+            from .cli import app
+
+            app()
+        else:  # a command line understood here needs no typer (nor its ~0.1 s of parsing)
+            from .build_command import build
+
+            build(**request.arguments)
+    except KeyboardInterrupt:  # as click ends a command on Ctrl-C
+        print("\nAborted!", file=sys.stderr)
+        raise SystemExit(1) from None
     except SystemExit as exit_:
         if request is not None and exit_.code in (0, None):
-            _stamp(request[1], request[0], started_ns)
+            _stamp(request.out, request.key, started_ns)
         raise
+    if request is not None:
+        _stamp(request.out, request.key, started_ns)
 
 
-def _build_request(argv: list[str]) -> tuple[str, Path, bool] | None:
-    """(key of the command line, output folder, quiet) for a `build` this module understands.
-    The key is what the command means (sources in order, each option's last value), so that
-    `-o site -q` and `-q --out site` are the same build."""
+def _build_request(argv: list[str]) -> _Request | None:
+    """The `build` this module understands, else None (typer's business). The key is what
+    the command means (sources in order, each option's last value), so that `-o site -q`
+    and `-q --out site` are the same build."""
     if not argv or argv[0] != "build":
         return None
-    sources, options, quiet = [], {}, False
+    sources, options, quiet, jobs = [], {}, False, 0
     arguments = iter(argv[1:])
     for argument in arguments:
         if not argument.startswith("-"):
@@ -61,10 +84,15 @@ def _build_request(argv: list[str]) -> tuple[str, Path, bool] | None:
         spelling, has_value, value = argument.partition("=")
         if has_value and not spelling.startswith("--"):
             return None  # click reads `-o=x` as the value "=x"; not worth copying
-        if spelling in _NOT_IN_SITE:
-            quiet = quiet or spelling in ("-q", "--quiet")
-            if _NOT_IN_SITE[spelling] and not has_value and next(arguments, None) is None:
+        if spelling in ("-q", "--quiet") and not has_value:
+            quiet = True
+            continue
+        if spelling in ("-j", "--jobs"):
+            if not has_value and (value := next(arguments, None)) is None:
                 return None
+            if not value.isdigit():  # not a count: typer's error message
+                return None
+            jobs = int(value)
             continue
         if spelling not in _BUILD_OPTIONS:
             return None  # --full, --compare, --help, typos: typer's business
@@ -78,28 +106,45 @@ def _build_request(argv: list[str]) -> tuple[str, Path, bool] | None:
         options[name] = value
     environment = sorted((k, v) for k, v in os.environ.items() if _FOLDER_VARIABLES.search(k))
     key = orjson.dumps([os.getcwd(), environment, sources, sorted(options.items())]).decode()
-    return key, Path(options.get("out", "site")), quiet
+    out = Path(options.get("out", "site"))
+    build = {"sources": [Path(source) for source in sources] or None, "out": out, "quiet": quiet, "jobs": jobs,
+             "format_name": options.get("format", "auto"), "theme": options.get("theme", "default"),
+             "title": options.get("title", "Agent sessions"), "redact": options.get("redact") != "--no-redact",
+             "prices_file": Path(options["prices"]) if "prices" in options else None}
+    return _Request(key, out, quiet, build)
 
 
-def _answer_unchanged(key: str, out: Path, quiet: bool) -> bool:
+def _answer_unchanged(request: _Request) -> bool:
+    """Answer the build from the record when nothing changed. When only a few logs did, the
+    build that follows reads them in this process: it then needs the secret scanner, whose
+    loading (~0.4 s, outside the GIL) starts here, alongside the imports and the discovery."""
     try:
-        record = orjson.loads(site_record_path(out).read_bytes())
-        unchanged = (
-            record["request"] == key
+        record = orjson.loads(site_record_path(request.out).read_bytes())
+        listing = tree_listing([Path(path) for path in record["inputs"]])
+        changed = changed_files(record["listing"], listing)
+        same_elsewhere = (
+            record["request"] == request.key
             and all(os.path.isdir(folder) == existed for folder, existed in record["default_folders"].items())
-            and tree_listing([Path(path) for path in record["inputs"]]) == record["listing"]
-            and output_states(out, set(record["outputs"])) == record["outputs"]
+            and output_states(request.out, set(record["outputs"])) == record["outputs"]
             and record["code"] == code_digest()
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
-    if not unchanged:
+    if changed is None or not same_elsewhere:
         return False
-    if not quiet:
+    if changed:
+        if request.arguments["redact"] and sum(entry[1] for entry in changed) < _READ_HERE_BYTES:
+            from .redact.detect import start_scanner
+
+            start_scanner()
+        return False
+    if listing != record["listing"]:  # touched files: their new stat, so they are not hashed again
+        replace_file(site_record_path(request.out), orjson.dumps({**record, "listing": listing}))
+    if not request.quiet:
         for problem in record["problems"]:
             print(f"warning: {for_terminal(problem, color=False)}", file=sys.stderr)
     print(f"Nothing changed since the last build: {record['sessions']} sessions, {record['steps']} steps, "
-          f"{len(record['problems'])} warnings -> {out / 'index.html'}")
+          f"{len(record['problems'])} warnings -> {request.out / 'index.html'}")
     return True
 
 
@@ -112,4 +157,4 @@ def _stamp(out: Path, key: str, started_ns: int) -> None:
         return
     if isinstance(record, dict) and record.get("started_ns", 0) >= started_ns:
         record["request"] = key
-        write_json(path, record)
+        replace_file(path, orjson.dumps(record))

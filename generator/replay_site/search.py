@@ -20,6 +20,7 @@ Words are runs of letters and digits, lowercased; the browser splits queries the
 """
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -161,12 +162,14 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     """The site index and the word -> sessions buckets, from the files pass 2 wrote.
     Session numbers are positions in `summaries` (the index page's order)."""
     sessions, postings = [], defaultdict(list)
+    folder = os.fspath(out)  # strings, not Paths: this runs for every session of the site
     for number, summary in enumerate(summaries):
         name = _base36(number)
-        slug = Path(summary.page).stem
+        slug = summary.page.rpartition("/")[2].removesuffix(".html")
         try:
-            shard_bytes = (out / shard_name(slug)).stat().st_size
-            words = (out / terms_name(slug)).read_text().split("\n")
+            shard_bytes = os.stat(os.path.join(folder, shard_name(slug))).st_size
+            with open(os.path.join(folder, terms_name(slug)), "rb") as stream:
+                words = stream.read().decode().split("\n")
         except OSError:  # no shard: the session stays listed (numbers are positions), unsearched
             shard_bytes, words = 0, []
         sessions.append([slug, summary.title[:TITLE], summary.page, shard_bytes])

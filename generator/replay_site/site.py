@@ -25,21 +25,39 @@ from pathlib import Path
 import orjson
 
 from . import __version__, paging, search, spool, views
-from .cache import BuildCache, FileState, file_states, same_bytes, settings_key, with_digests
-from .site_record import code_digest, output_states, site_record_path, tree_listing, unchanged_outputs, write_json
+from .cache import (
+    BuildCache,
+    FileState,
+    file_states,
+    library_files,
+    same_bytes,
+    settings_key,
+    with_digests,
+)
 from .compare_site import ComparePicker, write_comparisons
 from .costs import PriceBook, price_session, pricing_source
-from .discover import default_roots, discover, pick_readers
+from .discover import DetectionMemory, default_roots, discover, pick_readers
 from .model import Problem, Session, Step
-from .readers import SessionSource, registry
-from .redact import redact_session
 from .order import navigation, site_order
+from .publish import PublishError
+from .readers import SessionSource, registry
+from .redact import redact_session, start_scanner
 from .render import PageNav, Renderer, theme_search_path
 from .session_files import write_session
+from .site_record import (
+    Listing,
+    attach_digests,
+    cache_path,
+    code_digest,
+    output_states,
+    replace_file,
+    site_record_path,
+    tree_listing,
+    unchanged_outputs,
+)
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
 from .workers import WorkerPool, release_freed_memory, run_then_release
-from .publish import PublishError
 from .writer import MANIFEST, FolderWriter, SiteWriter
 
 Progress = Callable[[int, int], None]
@@ -111,7 +129,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     started_ns = time.time_ns()
     inputs = _inputs(roots, options)
     listing = tree_listing(inputs)  # before discovery: a file changed after it makes the record stale
-    sources = discover(roots, pick_readers(options.format), result.problems)
+    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
+    sources = discover(roots, pick_readers(options.format), result.problems, memory)
+    if memory:
+        memory.save()
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
     done = 0
 
@@ -136,6 +157,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+        if stale and options.redact and isinstance(pool, _InlineExecutor):
+            start_scanner()  # loads while this process imports, reads and prices
         reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spool_folder), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
@@ -173,7 +196,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         _write_site_files(writer, result, picker, options)
     writer.finish()
     cache.save()
-    _record_site(out, result, started_ns, inputs, listing, writer.written, options, cache.key)
+    _record_site(out, result, started_ns, inputs, len(roots), listing, writer.written, options, cache)
     return result
 
 
@@ -191,22 +214,27 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
 
 
 def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
-    """Every file or folder whose change could change the site, besides this package's code."""
-    inputs = [root.resolve() for root in roots] + theme_search_path(options.theme)
-    return inputs + ([options.prices.path.resolve()] if options.prices and options.prices.path else [])
+    """Every file or folder whose change could change the site, besides this package's code:
+    the logs first, then the theme, the prices file and the page libraries' metadata."""
+    prices = [options.prices.path.resolve()] if options.prices and options.prices.path else []
+    return [root.resolve() for root in roots] + theme_search_path(options.theme) + prices + list(library_files())
 
 
-def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], listing: str | None,
-                 written: set[str], options: BuildOptions, key: str) -> None:
-    """What entry.py needs to answer the same command again without building (cache.py)."""
+def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], roots: int, listing: Listing | None,
+                 written: set[str], options: BuildOptions, cache: BuildCache) -> None:
+    """What entry.py needs to answer the same command again without building: the listing
+    with the digests of the bytes this build used (the logs' as read; the inputs after the
+    first `roots`, theme and the like, hashed now), so that a file only touched is known as such."""
     outputs = output_states(out, written | {MANIFEST})
     if listing is None or outputs is None or options.compare or not options.incremental:
         site_record_path(out).unlink(missing_ok=True)
         return
+    read = {state[0]: state for record in cache.fresh.values() for state in record["files"]}
+    attach_digests(listing, read, tuple(str(path) for path in inputs[roots:]))
     folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
-    write_json(site_record_path(out), {
+    replace_file(site_record_path(out), {
         "started_ns": started_ns,
-        "key": key,
+        "key": cache.key,
         "code": code_digest(),
         "inputs": [str(path) for path in inputs],
         "listing": listing,

@@ -120,6 +120,7 @@ class PageView:
     all_errors: str | None  # on a later page: the link to the full list on the first page
     all_prompts: str | None
     prompt_total: str
+    errors_here: str  # "N errors" of this page's list, for a later page's heading
     checkpoints: list[StepLink]
     page_links: list[PageLink]
     steps: list[StepView]
@@ -300,6 +301,7 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
         all_errors=f"{first}#errors" if first and index.errors else None,
         all_prompts=f"{first}#prompts" if first and index.prompts else None,
         prompt_total=formatting.counted(len(index.prompts), "prompt"),
+        errors_here=formatting.counted(len(errors), "error"),
         checkpoints=[StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints],
         page_links=page_links, steps=steps, index=[(view, nav_label(view)) for view in steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,

@@ -9,7 +9,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .publish import (MANIFEST, NEW, PARTIAL, PublishError, carry_over, check_writable, discard, lock, output_folder,
                       recover, remove_tree, swap, temp_prefix)
@@ -22,6 +22,13 @@ FILE_MODE = 0o666 & ~_UMASK
 FOLDER_MODE = 0o777 & ~_UMASK
 
 
+def _checked(relative: str) -> str:
+    """`relative` when it names a file inside the site, else ValueError."""
+    if any(part in ("", ".", "..") for part in relative.split("/")):
+        raise ValueError(f"not a path inside the site: {relative!r}")
+    return relative
+
+
 class FolderWriter:
     """Writes files into a folder this build owns. Each file goes through a temp file and a
     rename, so a file linked from the previous site is replaced, never written through."""
@@ -31,10 +38,7 @@ class FolderWriter:
         self.written: set[str] = set()
 
     def _target(self, relative: str) -> Path:
-        parts = PurePosixPath(relative).parts
-        if not parts or relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
-            raise ValueError(f"not a path inside the site: {relative!r}")
-        return self.root.joinpath(*parts)
+        return self.root.joinpath(*_checked(relative).split("/"))
 
     def write(self, relative: str, data: str | bytes) -> None:
         target = self._target(relative)
@@ -102,25 +106,36 @@ class SiteWriter(FolderWriter):
         nothing is copied and their times stay). False, and nothing taken, when one of them
         is not a regular file of the previous site itself (a symlink is never followed)."""
         relatives = list(relatives)
-        sources = [(self.live / rel, self._target(rel)) for rel in relatives]
-        root = os.path.realpath(self.live)
-        for source, _ in sources:
+        # Strings, not Paths: a rebuild keeps every page of the site, and Path objects per
+        # file cost more than the links themselves.
+        live, staging = os.fspath(self.live), os.fspath(self.root)
+        root = os.path.realpath(live)
+        folders: dict[str, bool] = {"": True}  # whether a folder of the old site is itself, no link on the way
+        for relative in relatives:
+            _checked(relative)
+            folder = relative.rpartition("/")[0]
+            if folder not in folders:
+                folders[folder] = os.path.realpath(os.path.join(live, folder)) == os.path.join(root, folder)
             try:
-                regular = stat.S_ISREG(source.lstat().st_mode)
+                regular = stat.S_ISREG(os.lstat(os.path.join(live, relative)).st_mode)
             except OSError:
                 return False
-            if not regular or os.path.realpath(source) != os.path.join(root, source.relative_to(self.live)):
+            if not regular or not folders[folder]:
                 return False
         try:
-            for source, target in sources:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.unlink(missing_ok=True)
+            for folder in folders:
+                os.makedirs(os.path.join(staging, folder), exist_ok=True)
+            for relative in relatives:
+                source, target = os.path.join(live, relative), os.path.join(staging, relative)
                 try:
+                    os.link(source, target, follow_symlinks=False)
+                except FileExistsError:
+                    os.unlink(target)
                     os.link(source, target, follow_symlinks=False)
                 except OSError:  # a file system without hard links: a copy keeps the bytes and times
                     shutil.copy2(source, target, follow_symlinks=False)
         except OSError as exc:
-            raise PublishError(f"cannot take {source.relative_to(self.live)} into the new site: {exc.strerror}") from None
+            raise PublishError(f"cannot take {relative} into the new site: {exc.strerror}") from None
         self.written.update(relatives)
         return True
 

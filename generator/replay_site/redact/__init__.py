@@ -19,9 +19,9 @@ import orjson
 from .. import ansi
 from ..model import Session
 from ..model_text import StringWalk
-from .detect import Detector, Hit, ScannerUnavailable, scanner_version
+from .detect import Detector, Hit, ScannerUnavailable, scanner_version, start_scanner
 
-__all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
+__all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
 
 # Identity fields link sessions, steps and pages together; image bytes are not text.
 _KEEP = {"id", "format", "source", "parent_id", "relation", "children", "problems", "redactions",

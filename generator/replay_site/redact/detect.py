@@ -9,6 +9,7 @@ keeps documentation values (`your-token`, `<key>`, `${TOKEN}`, AWS's `...EXAMPLE
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
@@ -88,10 +89,12 @@ class ScannerUnavailable(RuntimeError):
     """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
 
 
+_SCANNER_LOCK = threading.Lock()
+_STARTED = False  # whether start_scanner() ran in this process
+
+
 @lru_cache(maxsize=1)
-def load_scanner():
-    """The catalogue, compiled once per process and only when a session is redacted: loading
-    it costs a few seconds the first time (then kingfisher's own disk cache, ~0.3 s)."""
+def _load_scanner():
     try:
         import kingfisher_sdk
 
@@ -99,6 +102,31 @@ def load_scanner():
     except (ImportError, OSError, RuntimeError) as exc:
         raise ScannerUnavailable(f"secret redaction needs kingfisher-secret-scanner, which could not be loaded ({exc}); "
                                  "install it, or pass --no-redact to publish the logs as they are") from None
+
+
+def load_scanner():
+    """The catalogue, compiled once per process and only when a session is redacted: loading
+    it costs a few seconds the first time (then kingfisher's own disk cache, ~0.3 s)."""
+    with _SCANNER_LOCK:
+        return _load_scanner()
+
+
+def start_scanner() -> None:
+    """Begin loading the catalogue in a thread, for a process about to redact: the loading
+    runs outside the GIL, so imports, reading and pricing go on meanwhile (a rebuild after
+    one appended turn waited 0.3-0.4 s for it). A failure is left for load_scanner() to raise."""
+    global _STARTED
+    if _STARTED:
+        return
+    _STARTED = True
+
+    def load() -> None:
+        try:
+            load_scanner()
+        except ScannerUnavailable:
+            pass
+
+    threading.Thread(target=load, name="secret-scanner-start", daemon=True).start()
 
 
 def scanner_version() -> str:

@@ -1,0 +1,125 @@
+"""The `build` command's work, without the command-line library: entry.py runs it straight
+for a build whose command line it understands (typer and its parsing cost a rebuild ~0.1-0.2 s),
+cli.py's typer command for every other. Also the errors every command reports alike."""
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import ansi, site, terminal
+from .costs import PriceBook, PriceFileError, load_price_overrides
+from .discover import DiscoveryError
+from .publish import PublishError
+from .redact import ScannerUnavailable, count_secrets
+
+EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
+_RED, _YELLOW, _PLAIN = "\033[31m", "\033[33m", "\033[0m"
+
+
+class UsageMistake(Exception):
+    """A command line that cannot work as given (exit status 2, like click's usage errors)."""
+
+
+def echo(text: str, err: bool = False, colour: str = "", nl: bool = True) -> None:
+    """A line for the user; coloured only on a terminal (as click's secho)."""
+    stream = sys.stderr if err else sys.stdout
+    if colour and stream.isatty():
+        text = f"{colour}{text}{_PLAIN}"
+    stream.write(text + ("\n" if nl else ""))
+    stream.flush()
+
+
+def say(text: str, err: bool = False, nl: bool = True) -> None:
+    """Print text that holds log content: control characters shown escaped, never obeyed
+    (colour codes pass only to a terminal)."""
+    stream = sys.stderr if err else sys.stdout
+    echo(ansi.for_terminal(text, color=stream.isatty()), err=err, nl=nl)
+
+
+def error(message: str) -> None:
+    echo(f"error: {ansi.for_terminal(message, color=False)}", err=True, colour=_RED)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """What the user can fix (a missing path, a bad price file, an unknown id) is a one-line
+    error and exit status 1, not a traceback."""
+    try:
+        yield
+    except UsageMistake as exc:
+        error(str(exc))
+        raise SystemExit(2) from None
+    except PermissionError as exc:
+        error(f"permission denied: {exc.filename or exc}")
+        raise SystemExit(1) from None
+    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable) as exc:
+        error(str(exc))
+        raise SystemExit(1) from None
+
+
+@contextmanager
+def output_errors() -> Iterator[None]:
+    """An output folder that cannot or must not be written (a file, a source, someone
+    else's files, a full disk): one error line, exit status 2, the old site untouched."""
+    try:
+        yield
+    except PublishError as exc:
+        error(str(exc))
+        raise SystemExit(2) from None
+
+
+def prices(path: Path | None) -> PriceBook | None:
+    return load_price_overrides(path) if path else None
+
+
+def patterns(given: list[str] | None) -> tuple[str, ...]:
+    for pattern in given or []:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise UsageMistake(f"--redact-pattern {pattern!r} is not a regular expression ({exc})") from None
+    return tuple(given or [])
+
+
+def warn_unredacted(count: int) -> None:
+    if count:
+        echo(f"warning: --no-redact: {count} likely secrets are left in the output", err=True, colour=_YELLOW)
+
+
+def _build_roots(sources: list[Path] | None, format_name: str, quiet: bool) -> tuple[list[Path], bool]:
+    """The roots a build reads, and whether they are the bundled examples (no logs here)."""
+    if sources:
+        return sources, False
+    found = site.default_sources(format_name)
+    if found:
+        if not quiet:
+            echo("Reading the agents' default log folders: " + ", ".join(map(str, found)), err=True)
+        return found, False
+    examples = site.examples_dir()
+    echo(f"No agent log folder found on this machine; building the bundled example sessions ({examples}).", err=True)
+    return [examples], True
+
+
+def build(sources: list[Path] | None = None, out: Path = Path("site"), format_name: str = "auto", theme: str = "default",
+          title: str = "Agent sessions", prices_file: Path | None = None, quiet: bool = False, jobs: int = 0,
+          compare: list[str] | None = None, redact: bool = True, redact_pattern: list[str] | None = None,
+          full: bool = False, force: bool = False) -> None:
+    """Build the report site; a mistake the user can fix is an error line and SystemExit."""
+    with user_errors(), output_errors():
+        roots, examples = _build_roots(sources, format_name, quiet)
+        options = site.BuildOptions(format=format_name, theme=theme, title=EXAMPLES_TITLE if examples and title == "Agent sessions" else title,
+                                    prices=prices(prices_file), compare=list(compare or []), jobs=jobs, redact=redact,
+                                    redact_patterns=patterns(redact_pattern), incremental=not full, force=force)
+        with terminal.ProgressBar(enabled=not quiet) as progress:
+            result = site.build(roots, out, options, progress)
+        if not redact:
+            from . import catalog
+
+            warn_unredacted(count_secrets(list(catalog.iter_sessions(roots, format_name, options.prices, redact=False))))
+    if not quiet:
+        for problem in result.problems:
+            say(f"warning: {problem}", err=True)
+    echo(f"Built {len(result.summaries)} sessions, {result.steps} steps, {len(result.problems)} warnings -> {out / 'index.html'}")
