@@ -16,7 +16,7 @@ ChangeKind = Literal["add", "modify", "delete", "rename"]
 ProblemKind = Literal["bad_line", "unknown_event", "warning"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Tokens of one model response. `input` is uncached input only."""
 
@@ -49,7 +49,7 @@ class Usage:
         return self.total > 0 or self.reasoning > 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Cost:
     """What one step cost. `usd` is None exactly when the source is unknown."""
 
@@ -61,7 +61,7 @@ class Cost:
         return cls(None, "unknown")
 
 
-@dataclass
+@dataclass(slots=True)
 class CostTotal:
     """A sum of step costs that never treats an unpriced step as $0."""
 
@@ -102,7 +102,7 @@ class CostTotal:
         self.unpriced_models = tuple(sorted({*self.unpriced_models, *other.unpriced_models}))
 
 
-@dataclass
+@dataclass(slots=True)
 class Problem:
     """Something in the input that could not be used as-is (skipped, unknown, odd)."""
 
@@ -116,7 +116,7 @@ class Problem:
         return f"{where}: {self.message}" if where else self.message
 
 
-@dataclass
+@dataclass(slots=True)
 class FileChange:
     """One file edit. `diff` is a unified diff body (hunks, no ---/+++ header needed)."""
 
@@ -126,13 +126,13 @@ class FileChange:
     new_path: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Image:
     media_type: str
     data_base64: str
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     name: str
     id: str | None = None
@@ -153,13 +153,13 @@ class ToolCall:
     missing_result: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class TodoItem:
     text: str
     status: str = "pending"  # pending | in_progress | completed
 
 
-@dataclass
+@dataclass(slots=True)
 class Variable:
     name: str
     value: str
@@ -167,7 +167,7 @@ class Variable:
     changed: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Detail:
     """A labelled collapsed block (LLM prompt preview, raw event, ...)."""
 
@@ -176,7 +176,7 @@ class Detail:
     language: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     kind: StepKind
     number: int = 0
@@ -210,7 +210,7 @@ class Step:
         return self.failed_tool_calls + (1 if self.error else 0)
 
 
-@dataclass
+@dataclass(slots=True)
 class Fact:
     """A labelled value for the session header that only some formats have."""
 
@@ -218,7 +218,7 @@ class Fact:
     value: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Session:
     id: str
     format: str

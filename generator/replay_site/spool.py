@@ -40,19 +40,18 @@ def _dump(value: object, stream: BinaryIO) -> None:
     pickler.dump(value)
 
 
-def _rebuilt(cls: type, fields: tuple) -> object:
-    """A model object from the spool, its attributes set one by one as __init__ would: the
-    default unpickling fills the instance __dict__ directly, which costs CPython 3.11 its
-    fast attribute access, and the templates read attributes millions of times (a
-    10,000-step page rendered 3× slower from an unpickled session)."""
+def _rebuilt(cls: type, values: tuple) -> object:
+    """A model object from the spool, its slots set from the values in `__slots__` order:
+    pickling by copyreg would ask the dataclass for its fields once per object."""
     rebuilt = cls.__new__(cls)
-    for name, value in fields:
+    for name, value in zip(cls.__slots__, values):
         object.__setattr__(rebuilt, name, value)
     return rebuilt
 
 
 def _reduce_model(value: object) -> tuple:
-    return _rebuilt, (type(value), tuple(vars(value).items()))
+    cls = type(value)
+    return _rebuilt, (cls, tuple(getattr(value, name) for name in cls.__slots__))
 
 
 _MODEL_REDUCERS = {**copyreg.dispatch_table, **{cls: _reduce_model for cls in vars(model).values()

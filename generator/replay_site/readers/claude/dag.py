@@ -39,15 +39,23 @@ def outlines(rows: Iterable[Row]) -> list[Row]:
     its outlines about a third of that. The strings most lines repeat (session id, cwd,
     version) are shared."""
     kept = []
+    # Every id is written twice or more (a line's uuid is the next one's parentUuid, a
+    # tool_use id its result's tool_use_id, a split response's message id on each line):
+    # one string object each (~20 MiB of a 200 MB log's outlines).
+    ids: dict[str, str] = {}
+
+    def one(value: Any) -> Any:
+        return ids.setdefault(value, value) if isinstance(value, str) else value
+
     for number, obj in rows:
-        outline = {key: sys.intern(value) if key in _SHARED_KEYS and isinstance(value, str) and len(value) < 200 else value
+        outline = {key: sys.intern(value) if key in _SHARED_KEYS and isinstance(value, str) and len(value) < 200 else one(value)
                    for key in OUTLINE_KEYS if (value := obj.get(key)) is not None}
         message = obj.get("message")
         if isinstance(message, dict):
             content = message.get("content")
-            blocks = [{key: block[key] for key in _BLOCK_KEYS if key in block} for block in content
+            blocks = [{key: one(block[key]) for key in _BLOCK_KEYS if key in block} for block in content
                       if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")] if isinstance(content, list) else []
-            outline["message"] = {"id": message.get("id"), "content": blocks}
+            outline["message"] = {"id": one(message.get("id")), "content": blocks}
         kept.append((number, outline))
     return kept
 
