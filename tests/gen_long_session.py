@@ -4,7 +4,9 @@
 
 Each assistant turn is one API response with a text block and a tool call (Bash, Read, Edit or
 Write in turn), answered by a tool result on a user line; every 25th turn starts with a user
-prompt and every 7th tool call fails. The lines follow ../shared/FORMATS.md (e): one line per
+prompt and every 7th tool call fails. With `progress`, each tool call is followed by that many
+`progress` lines (small lines Claude Code writes while a tool runs), so that a log of many short
+lines (issue 12's 200 MB, 400,000 lines: --steps 46000 --progress 6) can be written too. The lines follow ../shared/FORMATS.md (e): one line per
 content block sharing `message.id`, results on `user` lines with `toolUseResult`. Nothing here is
 random, so two runs write the same bytes.
 """
@@ -36,6 +38,15 @@ class _Writer:
         self.count = 0
         self.clock = 0
 
+    def progress(self, call_id: str, k: int) -> None:
+        """A progress line hanging off the last conversation line; it is not part of the chain."""
+        record = {"parentUuid": _uuid(self.count), "isSidechain": False, "userType": "external", "cwd": "/home/dev/long",
+                  "sessionId": SESSION_ID, "version": "2.0.31", "gitBranch": "main", "type": "progress",
+                  "data": {"type": "bash_progress", "output": f"running {k}", "elapsedTimeSeconds": k},
+                  "toolUseID": f"{call_id}-{k}", "parentToolUseID": call_id,
+                  "uuid": f"30000000-0000-4000-8000-{self.count:08d}{k:04d}", "timestamp": _stamp(self.clock)}
+        self.out.write(json.dumps(record, sort_keys=True) + "\n")
+
     def line(self, kind: str, message: dict, **extra) -> str:
         self.count += 1
         self.clock += 2
@@ -66,7 +77,7 @@ def _tool(turn: int) -> tuple[str, dict, str, dict | str]:
     return "Write", {"file_path": f"/home/dev/long/notes/{turn}.md", "content": content}, "File created successfully.", {"type": "create", "filePath": f"/home/dev/long/notes/{turn}.md", "content": content, "structuredPatch": []}
 
 
-def write_long_claude_session(path: Path, steps: int = 10000) -> Path:
+def write_long_claude_session(path: Path, steps: int = 10000, progress: int = 0) -> Path:
     """Write a Claude Code log of about `steps` steps (user prompts, assistant turns) to `path`
     (a `.jsonl` file; its folder is created). Returns `path`."""
     path = Path(path)
@@ -89,6 +100,8 @@ def write_long_claude_session(path: Path, steps: int = 10000) -> Path:
                           {"type": "tool_use", "id": call_id, "name": name, "input": arguments}):
                 writer.line("assistant", {"model": MODEL, "id": message_id, "type": "message", "role": "assistant", "content": [block],
                                           "stop_reason": None, "stop_sequence": None, "usage": usage}, requestId=f"req_{turn:08d}")
+            for k in range(progress):
+                writer.progress(call_id, k)
             failed = turn % FAIL_EVERY == FAIL_EVERY - 1
             if failed:
                 result = structured = f"Error: Exit code 1\nstep {turn} failed"
@@ -103,8 +116,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--steps", type=int, default=10000)
+    parser.add_argument("--progress", type=int, default=0, help="progress lines after each tool call")
     args = parser.parse_args()
-    write_long_claude_session(args.out, args.steps)
+    write_long_claude_session(args.out, args.steps, args.progress)
 
 
 if __name__ == "__main__":
