@@ -71,9 +71,10 @@ class ClaudeReader(FileReader):
         claimed: set[Path] = set()
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
         main_ids = {_session_id(path, files[path]) for path in mains}
+        agent_files = _agent_files_by_folder(files)
         related: dict[Path, list[Path]] = {}
         for path in mains:
-            related[path] = [p for p in _agents_of(path, files[path], files, main_ids) if p not in claimed]
+            related[path] = [p for p in _agents_of(path, files[path], files, main_ids, agent_files) if p not in claimed]
             claimed.update(related[path])
         unlinked = [path for path, sniffed in files.items() if path not in claimed and _is_agent(path, sniffed)]
         for agent, main in _named_by_task_results(unlinked, files, mains).items():
@@ -151,13 +152,27 @@ def _session_id(path: Path, sniffed: Sniffed) -> str:
     return value if isinstance(value, str) and value else path.stem
 
 
+def _agent_files_by_folder(files: dict[Path, Sniffed]) -> dict[Path, list[Path]]:
+    """The found `agent-*.jsonl` files by folder, in path order: what a glob of each main's
+    folders would list of them, without a directory listing per main (3,000 of them cost a
+    rebuild of a large corpus half a second)."""
+    folders: dict[Path, list[Path]] = {}
+    for path in sorted(files):
+        if path.name.startswith("agent-") and path.suffix == ".jsonl":
+            folders.setdefault(path.parent, []).append(path)
+    return folders
+
+
 def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None = None,
-               main_ids: set[str] | None = None) -> Iterator[Path]:
+               main_ids: set[str] | None = None, agent_files: dict[Path, list[Path]] | None = None) -> Iterator[Path]:
     """Subagent files of `main`: `<dir>/agent-*.jsonl` naming its sessionId on any head line
     (when several mains are named, the last one named: the session the agent worked for),
-    and `<dir>/<session>/subagents/`."""
+    and `<dir>/<session>/subagents/`. `agent_files`: those files already found, by folder."""
+    def listed(folder: Path) -> list[Path]:
+        return agent_files.get(folder, []) if agent_files is not None else sorted(folder.glob("agent-*.jsonl"))
+
     session_id = _session_id(main, sniffed)
-    for candidate in sorted(main.parent.glob("agent-*.jsonl")):
+    for candidate in listed(main.parent):
         info = known.get(candidate) if known is not None else sniff(candidate)
         if not info or not _is_agent(candidate, info):
             continue
@@ -165,7 +180,7 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
         if session_id in named and (main_ids is None or named[-1] == session_id):
             yield candidate
     for folder in dict.fromkeys((main.stem, session_id)):
-        for candidate in sorted((main.parent / folder / "subagents").glob("agent-*.jsonl")):
+        for candidate in listed(main.parent / folder / "subagents"):
             if (known.get(candidate) if known is not None else sniff(candidate)):
                 yield candidate
 
