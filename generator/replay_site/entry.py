@@ -31,7 +31,7 @@ _BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", 
                   "--theme": ("theme", True), "--title": ("title", True), "--prices": ("prices", True),
                   "--redact": ("redact", False), "--no-redact": ("redact", False)}
 # Logs changed by fewer bytes than this are read by the build's own process (no workers:
-# site.BYTES_PER_WORKER is as large), which will need the secret scanner.
+# workers.BYTES_PER_WORKER is as large), which will need the secret scanner.
 _READ_HERE_BYTES = 16 << 20
 # where the readers look by default depends on these (HOME, CODEX_HOME, XDG_DATA_HOME, ...)
 _FOLDER_VARIABLES = re.compile(r"HOME|XDG_|CLAUDE|CODEX|GPTME|GLUE|RLM")

@@ -12,7 +12,6 @@ records exactly the bytes that were read.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import tempfile
 import time
@@ -57,7 +56,7 @@ from .site_record import (
 )
 from .summary import SessionSummary, page_slug, summarize
 from .totals import site_figures
-from .workers import WorkerPool, release_freed_memory, run_then_release
+from .workers import InlineExecutor, executor_for
 from .writer import MANIFEST, FolderWriter, SiteWriter
 
 Progress = Callable[[int, int], None]
@@ -156,8 +155,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             per_source.append(_SourceState(*cached))
             tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
-            _executor(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
-        if stale and options.redact and isinstance(pool, _InlineExecutor):
+            executor_for(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+        if stale and options.redact and isinstance(pool, InlineExecutor):
             start_scanner()  # loads while this process imports, reads and prices
         reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spool_folder), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
@@ -382,59 +381,6 @@ def _detail(exc: BaseException) -> str:
 def _renderer(theme: str, title: str, pricing: str) -> Renderer:
     """One renderer per process and settings: building the jinja environment is not free."""
     return Renderer(theme, title, pricing)
-
-
-class _InlineExecutor:
-    """The executor interface, run in this process: for one job, and small builds where
-    starting worker processes costs more than it saves."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        return None
-
-    @staticmethod
-    def map(function, items):
-        return (run_then_release(function, item) for item in items)
-
-
-# Starting workers (an interpreter loading jinja2, pygments, prices and the secret scanner:
-# once in the fork server, else once per spawned worker) costs about half a second of a core,
-# and the parent waits meanwhile. Measured with spawned workers: on the
-# 2-core development machine, quiet, the 80 MiB benchmark corpus built in 12.9-14.3 s wall
-# in one process and 8.3-8.6 s with two workers (on the same machine loaded by other jobs,
-# two workers lost: 16.9 s against 11.9 s); the tests' and the examples' few MiB stay in
-# one process.
-BYTES_PER_WORKER = 16 << 20
-# The process that started this module's fork server: a process forked from it inherits the
-# server's handles but is not its parent, so it uses spawned workers instead.
-_fork_server_owner: int | None = None
-
-
-def _executor(jobs: int, work_bytes: int, sources: int):
-    """Workers for the build: `jobs` when given, else as many as the bytes to read pay for
-    (never more than sources to read, nor than cores)."""
-    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
-    release_freed_memory()  # discovery's file heads, before the long part of the build
-    if workers <= 1:
-        return _InlineExecutor()
-    return WorkerPool(workers, _worker_context())
-
-
-def _worker_context():
-    """Workers forked from a fork server that has loaded what they all need (worker_preload),
-    so they share those pages; spawned workers where that cannot work. Never forked from this
-    process itself: the CLI's progress bar runs a thread, and forking a threaded process can
-    deadlock the children."""
-    global _fork_server_owner
-    if _fork_server_owner not in (None, os.getpid()) or not hasattr(os, "pidfd_open") \
-            or "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    _fork_server_owner = os.getpid()
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["replay_site.worker_preload"])
-    return context
 
 
 def _load_one(reference: str, options: BuildOptions) -> Session:
