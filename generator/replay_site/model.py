@@ -326,8 +326,11 @@ class Session:
         return total
 
     def walk(self) -> list[Session]:
-        """This session and every descendant, parents first."""
-        found = [self]
-        for child in self.children:
-            found.extend(child.walk())
+        """This session and every descendant, parents first (depth first, in order); iterative,
+        so no depth of subagents nesting subagents raises RecursionError."""
+        found, stack = [], [self]
+        while stack:
+            each = stack.pop()
+            found.append(each)
+            stack.extend(reversed(each.children))
         return found

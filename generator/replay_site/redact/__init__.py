@@ -23,9 +23,6 @@ from .detect import Detector, Hit, ScannerUnavailable, scanner_version, start_sc
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
 
-# Identity fields link sessions, steps and pages together; image bytes are not text.
-_KEEP = {"id", "format", "source", "parent_id", "relation", "children", "problems", "redactions",
-         "child_session_id", "child_session_ids", "data_base64", "number", "kind", "status"}
 # Deeper argument trees are cut here with a visible marker, so no later stage (rendering,
 # JSON encoding) meets a depth it cannot handle.
 MAX_DEPTH = 100
@@ -118,15 +115,6 @@ def _views(text: str) -> list[str]:
     return views
 
 
-def _family(session: Session) -> list[Session]:
-    found, stack = [], [session]
-    while stack:
-        each = stack.pop()
-        found.append(each)
-        stack.extend(reversed(each.children))
-    return found
-
-
 def _session_views(session: Session) -> dict[str, list[str]]:
     """The views of every string redaction looks at in `session` (not its children), by
     string; argument trees nested deeper than MAX_DEPTH are cut on the way."""
@@ -146,7 +134,7 @@ def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
     session's `redactions`; returns the total replaced."""
     detector = Detector(patterns)
     total = 0
-    for each in _family(session):
+    for each in session.walk():
         views = _session_views(each)
         narrow, suspects = detector.narrowed(views)
         # Each distinct string is redacted once; every place holding it counts its secrets.
@@ -165,7 +153,7 @@ def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
                 counts.update(found[1])
                 return found[0]
 
-            StringWalk(replace).session(each)  # children are reached through _family
+            StringWalk(replace).session(each)  # children are reached through session.walk()
         each.redactions = dict(sorted(counts.items()))
         total += sum(counts.values())
     return total
