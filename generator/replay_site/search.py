@@ -29,7 +29,7 @@ from pathlib import Path
 import orjson
 
 from . import ansi, paging
-from .model import Session, Step, ToolCall
+from .model import Step, ToolCall
 from .summary import SessionSummary
 
 HEAD = 8_000  # characters kept from the start of a long output or diff
@@ -120,13 +120,6 @@ class SessionShard:
         # filtered once the words are unique: a session repeats most of its words many times
         listed = sorted(word for word in self.words if 1 < len(word) <= MAX_WORD)
         return {shard_name(self.slug): shard, terms_name(self.slug): "\n".join(listed).encode()}
-
-
-def session_files(session: Session, slug: str) -> dict[str, bytes]:
-    """The shard and the word list of a session whole in memory, by site path."""
-    shard = SessionShard(slug)
-    shard.add(session.steps)
-    return shard.files()
 
 
 def bucket_of(word: str, length: int = 2) -> str:
