@@ -61,11 +61,7 @@ def main() -> None:
     except KeyboardInterrupt:  # as click ends a command on Ctrl-C
         print("\nAborted!", file=sys.stderr)
         raise SystemExit(1) from None
-    except SystemExit as exit_:
-        if request is not None and exit_.code in (0, None):
-            _stamp(request.out, request.key, started_ns)
-        raise
-    if request is not None:
+    if request is not None:  # build_command.build returns when it built, raises SystemExit when not
         _stamp(request.out, request.key, started_ns)
 
 
