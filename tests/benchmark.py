@@ -40,7 +40,7 @@ from gen_long_session import write_long_claude_session  # noqa: E402
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 LONG_STEPS = (10_000, 50_000)
 # The console entry; checkouts from before entry.py existed (--generator) run the typer app.
-ENTRY = ("import sys\ntry:\n    from replay_site.entry import main\nexcept ImportError:\n    from replay_site.cli import app as main\n"
+ENTRY = ("import sys\ntry:\n    from replay_site.cli.entry import main\nexcept ImportError:\n    from replay_site.cli.app import app as main\n"
          "sys.argv[0] = 'replay-site'\nmain()")
 
 

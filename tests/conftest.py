@@ -42,7 +42,7 @@ def built(tmp_path_factory) -> tuple[Path, dict]:
     """The whole corpus built once; (site folder, sessions.json)."""
     if not CORPUS.is_dir():
         pytest.skip(f"real corpus not found at {CORPUS}")
-    from replay_site import site
+    from replay_site.build import pipeline as site
 
     out = tmp_path_factory.mktemp("corpus-site")
     site.build([CORPUS], out, site.BuildOptions())

@@ -13,7 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
-from replay_site import site
+from replay_site.load import examples_dir
 
 # `{n}` numbers the payload, so a test can tell which field a surviving one came from.
 PAYLOAD = ("⟪{n}</script><script>document.documentElement.dataset.pwned='{n}'</script></textarea></title></style>"
@@ -30,7 +30,7 @@ STRUCTURAL_KEYS = {"type", "role", "event_type", "timestamp", "status", "kind", 
                    "originator", "source", "model_provider", "media_type", "stop_reason"}
 ARGUMENT_KEYS = {"input", "arguments", "args"}
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT")
-EXAMPLES = Path(site.__file__).parent / "examples"
+EXAMPLES = examples_dir()
 # 240 levels (an object and a list per step): under orjson.dumps's limit of 254, which readers
 # use for raw-event stubs; deeper lines are tested separately (test_hostile.py).
 DEPTH = 120

@@ -18,13 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_long_session import write_long_claude_session  # noqa: E402
-from sitetools import render_whole  # noqa: E402
-
-from replay_site import highlight, views  # noqa: E402
 from replay_site.costs import price_session  # noqa: E402
 from replay_site.discover import discover, pick_readers  # noqa: E402
+from replay_site.figures.summary import page_slug, summarize  # noqa: E402
+from replay_site.pages import highlight, views  # noqa: E402
 from replay_site.readers import registry  # noqa: E402
-from replay_site.summary import page_slug, summarize  # noqa: E402
+from sitetools import render_whole  # noqa: E402
 
 SPENT = {"markdown": 0.0, "pygments": 0.0, "view models": 0.0}
 
@@ -48,7 +47,7 @@ def main() -> None:
     highlight.markdown = _timed("markdown", highlight.markdown)
     highlight.code = _timed("pygments", highlight.code)
     views.page_view = _timed("view models", views.page_view)
-    from replay_site.render import PageNav, Renderer
+    from replay_site.pages.render import PageNav, Renderer
 
     with tempfile.TemporaryDirectory() as temp:
         log = write_long_claude_session(Path(temp) / "-home-dev-long" / "long.jsonl", args.steps)

@@ -5,7 +5,7 @@ import os
 import shutil
 from pathlib import Path
 
-from replay_site import publish
+from replay_site.store import publish
 
 DATA = Path(__file__).parent / "data"
 

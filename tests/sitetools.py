@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from bs4 import BeautifulSoup
-
 from conftest import CORPUS
 
 SITECHECK = CORPUS.parent / "tools" / "sitecheck.py"
@@ -42,6 +41,6 @@ def run_sitecheck(site: Path) -> str:
 def render_whole(renderer, session, summary, nav) -> dict[str, str]:
     """Every file of one session rendered from the session whole in memory (a build renders
     it from the spool a page at a time): site path -> text, the first page first."""
-    from replay_site import paging, views
+    from replay_site.pages import paging, views
 
     return dict(renderer.session_pages(views.digest(session, summary), paging.pages_of(session.steps), nav))

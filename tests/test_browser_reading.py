@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
+from replay_site.build import pipeline as site
+from replay_site.pages import paging
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
-
-from replay_site import paging, site
 
 ROOT = Path(__file__).parent.parent
 LONG_STEPS = 460  # three pages of paging.PAGE_STEPS (200) steps
@@ -262,7 +262,7 @@ def test_search_through_split_term_buckets(browser, tmp_path):
     # every term-map bucket split by three characters; two-character words then narrow nothing
     out = tmp_path / "site"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("replay_site.search.SPLIT_BYTES", 1)
+        patch.setattr("replay_site.pages.search.SPLIT_BYTES", 1)
         site.build([Path(__file__).parent / "data" / "glue"], out, site.BuildOptions())
     index = (out / "assets" / "search-index.js").read_text()
     assert '"two"' in index and '"tw"' not in index

@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 import pytest
-
+from replay_site.discover import find_sources
 from replay_site.model import Usage
 from replay_site.readers import SessionSource, registry
 from replay_site.readers.claude.reader import READER
@@ -62,7 +62,7 @@ def _figures(session):
 def _read_all(root: Path):
     """Every session (children included) under root, by source path."""
     found = {}
-    for source in READER.find(root):
+    for source in find_sources(root, [READER], []):
         for session in READER.read(source):
             for each in session.walk():
                 found[each.source] = each
@@ -120,7 +120,7 @@ def test_split_message_counted_once_on_real_lines(corpus, tmp_path):
 
 
 def test_subagent_new_layout_linked_and_counted_once(corpus):
-    [source] = [s for s in READER.find(corpus / "claude/codemie/incremental-subagents")]
+    [source] = [s for s in find_sources(corpus / "claude/codemie/incremental-subagents", [READER], [])]
     assert [p.name for p in source.related] == ["agent-a485154.jsonl"]
     [parent] = READER.read(source)
     [child] = parent.children
@@ -135,7 +135,7 @@ def test_subagent_new_layout_linked_and_counted_once(corpus):
 
 
 def test_subagents_old_layout_grouped_with_parent(corpus):
-    sources = list(READER.find(corpus / "claude/codemie/-tmp-private"))
+    sources = list(find_sources(corpus / "claude/codemie/-tmp-private", [READER], []))
     assert len(sources) == 1  # the two agent-*.jsonl files share the main file's sessionId
     [parent] = READER.read(sources[0])
     assert sorted(child.source for child in parent.children) == ["agent-36541525.jsonl", "agent-50243ee8.jsonl"]
@@ -147,18 +147,18 @@ def test_subagents_old_layout_grouped_with_parent(corpus):
 
 def test_find_roots(corpus, data):
     claude = corpus / "claude"
-    assert len(list(READER.find(claude))) == 8  # 11 files, 3 of them subagents grouped with their parents
-    [single] = READER.find(claude / "codemie/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
+    assert len(list(find_sources(claude, [READER], []))) == 8  # 11 files, 3 of them subagents grouped with their parents
+    [single] = find_sources(claude / "codemie/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", [READER], [])
     assert len(single.related) == 2
-    [agent] = READER.find(claude / "codemie/-tmp-private/agent-50243ee8.jsonl")
+    [agent] = find_sources(claude / "codemie/-tmp-private/agent-50243ee8.jsonl", [READER], [])
     assert agent.related == () and READER.read(agent)[0].parent_id is None
     for other in ("codex", "gptme", "glue", "rlm"):
         if (corpus / other).is_dir():
-            assert list(READER.find(corpus / other)) == [], other
+            assert list(find_sources(corpus / other, [READER], [])) == [], other
     if data.joinpath("claude").is_dir():
         for other in data.iterdir():
             if other.name != "claude":
-                assert list(READER.find(other)) == [], other
+                assert list(find_sources(other, [READER], [])) == [], other
 
 
 def test_default_dirs(monkeypatch, tmp_path):
@@ -175,7 +175,7 @@ CALC_ID = "5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c"
 
 @pytest.fixture
 def calc(data):
-    [source] = READER.find(data / CALC)
+    [source] = find_sources(data / CALC, [READER], [])
     [session] = READER.read(source)
     return session
 
@@ -243,7 +243,7 @@ def test_example_calc_figures(calc):
 
 
 def test_example_rewind_costs_and_old_layout(data):
-    sources = {s.path.name: s for s in READER.find(data / "claude/-home-dev-notebooks")}
+    sources = {s.path.name: s for s in find_sources(data / "claude/-home-dev-notebooks", [READER], [])}
     assert set(sources) == {"c4d5e6f7-1a2b-4c3d-8e9f-a0b1c2d3e4f5.jsonl", "agent-0ddba11.jsonl"}
     [session] = READER.read(sources["c4d5e6f7-1a2b-4c3d-8e9f-a0b1c2d3e4f5.jsonl"])
     assert session.title == "Rename qty column"  # custom-title; no summary names this session
@@ -302,7 +302,7 @@ def test_warmup_agent_of_a_resumed_process_is_linked_to_its_main_session(data):
     # has a main file of its own), its second line the main session's (d1…0a). The agent goes
     # with the session its lines name last, once: no top-level "Warmup" session.
     folder = data / "claude/-home-dev-resumed"
-    sources = {s.path.name: s for s in READER.find(folder)}
+    sources = {s.path.name: s for s in find_sources(folder, [READER], [])}
     assert sorted(sources) == ["d1000000-0000-4000-8000-00000000000a.jsonl", "d2000000-0000-4000-8000-00000000000b.jsonl"]
     assert [p.name for p in sources["d1000000-0000-4000-8000-00000000000a.jsonl"].related] == ["agent-5a11e7.jsonl"]
     assert sources["d2000000-0000-4000-8000-00000000000b.jsonl"].related == ()
@@ -336,7 +336,7 @@ def test_side_files_agent_meta_and_stored_tool_results(data):
     # -home-dev-big: the Bash result is a preview naming tool-results/toolu_b1.txt, which holds
     # "line 1" .. "line 5000", one per line: 9*7 + 90*8 + 900*9 + 4000*10 + 1*10 = 48,893 bytes.
     # subagents/agent-b2.meta.json gives the agent type and description.
-    [source] = READER.find(data / "claude/-home-dev-big")
+    [source] = find_sources(data / "claude/-home-dev-big", [READER], [])
     [session] = READER.read(source)
     bash, task = [call for step in session.steps for call in step.tool_calls]
     assert len(bash.output) == 48_893 and bash.output.startswith("line 1\n") and bash.output.endswith("line 5000\n")
@@ -353,7 +353,7 @@ def test_inline_sidechains_become_one_child_per_root_linked_to_their_task(data):
     # -home-dev-inline (1.0.x): two Task calls in one response; their subagents' lines are in
     # the main file (isSidechain, no agentId), interleaved, each tree with its own root (lines 3
     # and 4). One child per root, each linked to the Task whose prompt it starts with.
-    [source] = READER.find(data / "claude/-home-dev-inline")
+    [source] = find_sources(data / "claude/-home-dev-inline", [READER], [])
     [session] = READER.read(source)
     first, second = session.children
     assert [(c.title, len(c.steps), c.usage.input, c.usage.output) for c in (first, second)] == [
@@ -370,7 +370,7 @@ def test_failures_interrupt_and_api_error_without_a_rewind_are_not_a_rewound_bra
     # parent (a second root, written after them), then an api_error system line whose parent is
     # the interrupt. The path to the file's last line runs through every failure, and nothing
     # re-parents onto an earlier point: no line is a rewound branch.
-    [source] = READER.find(data / "claude/-home-dev-failing")
+    [source] = find_sources(data / "claude/-home-dev-failing", [READER], [])
     [session] = READER.read(source)
     assert not [step for step in session.steps if (step.title or "").startswith(ABANDONED_TITLE)]
     assert session.failed_tool_calls == 2
@@ -382,7 +382,7 @@ def test_subagent_named_only_by_the_task_result_agent_id_is_linked(data):
     # -home-dev-named: agent-n1.jsonl carries a sessionId that no main file has (…00ff); the
     # main file's Task result says agentId "n1". The agent is linked to that Task, not left
     # as a top-level session: parent usage 70 in / 32 out, the agent's 250 / 10 rolled up once.
-    sources = READER.find(data / "claude/-home-dev-named")
+    sources = find_sources(data / "claude/-home-dev-named", [READER], [])
     [source] = sources
     assert [p.name for p in source.related] == ["agent-n1.jsonl"]
     [session] = READER.read(source)
@@ -399,7 +399,7 @@ def test_a_result_without_its_call_is_shown_but_not_counted_as_a_tool_call(data,
     lines = (data / "claude/-home-dev-failing/e7000000-0000-4000-8000-00000000000f.jsonl").read_text().splitlines(keepends=True)
     log = tmp_path / "e7000000-0000-4000-8000-00000000000f.jsonl"
     log.write_text("".join(lines[:1] + lines[2:]))
-    [session] = READER.read(READER.find(log)[0])
+    [session] = READER.read(find_sources(log, [READER], [])[0])
     [stray] = [step for step in session.steps if (step.title or "").startswith("Tool result without its call")]
     assert stray.title.endswith("(an error)") and "No rule to make target 'docs'" in stray.text and stray.collapsed
     assert (session.tool_calls, session.failed_tool_calls) == (1, 1)

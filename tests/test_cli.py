@@ -5,9 +5,8 @@ import json
 import re
 from pathlib import Path
 
+from replay_site.cli.app import app
 from typer.testing import CliRunner
-
-from replay_site.cli import app
 
 runner = CliRunner()
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -140,7 +139,7 @@ def test_single_files_are_written_atomically_and_replace_a_symlink_not_its_targe
 
 
 def test_an_unreadable_log_says_permission_denied(tmp_path, monkeypatch):
-    from replay_site import catalog
+    from replay_site import load as catalog
 
     def refuse(*_args, **_kwargs):
         raise PermissionError(13, "Permission denied", str(tmp_path / "secret.jsonl"))

@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 
 import pytest
-
+from replay_site.discover import find_sources
 from replay_site.readers import SessionSource, registry
-from replay_site.readers.codex.reader import READER
 from replay_site.readers.codex.outputs import classify
 from replay_site.readers.codex.patch import parse_apply_patch
+from replay_site.readers.codex.reader import READER
 
 REAL_125 = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 DESKTOP = "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
@@ -29,7 +29,7 @@ GEN_169 = "generated-0.169.0/sessions/2026/11/22/rollout-2026-11-22T15-57-21-01a
 
 
 def read_one(path: Path, root: Path | None = None):
-    sources = list(READER.find(path))
+    sources = list(find_sources(path, [READER], []))
     assert len(sources) == 1, sources
     sessions = READER.read(sources[0])
     assert len(sessions) == 1
@@ -151,7 +151,7 @@ def test_models_and_edits(corpus):
 
 def test_same_rollout_twice_read_once(corpus):
     # turn-1.jsonl is a prefix copy of turn-2.jsonl (same thread id): one session, with a warning.
-    sources = [s for s in READER.find(corpus / "codex" / "codemie-session-fixture") if s.path.name.startswith("turn-")]
+    sources = [s for s in find_sources(corpus / "codex" / "codemie-session-fixture", [READER], []) if s.path.name.startswith("turn-")]
     family = next(s for s in sources if s.path.name == "turn-2.jsonl")
     assert [p.name for p in family.related] == ["turn-1.jsonl"]
     (session,) = READER.read(family)
@@ -166,17 +166,17 @@ def test_spawn_links_child(corpus):
 
 
 def test_find_claims_only_codex(corpus):
-    found = {s.path.name for s in READER.find(corpus)}
+    found = {s.path.name for s in find_sources(corpus, [READER], [])}
     assert found and all(name.startswith(("rollout-", "turn-")) for name in found)
-    assert not list(READER.find(corpus / "claude"))
-    assert not list(READER.find(corpus / "rlm"))
+    assert not list(find_sources(corpus / "claude", [READER], []))
+    assert not list(find_sources(corpus / "rlm", [READER], []))
 
 
 # -- hand-written examples in tests/data/codex ----------------------------------------------------
 
 
 def test_example_envelope_with_subagent(data):
-    (source,) = [s for s in READER.find(data / "codex") if s.path.name.endswith("000000000001.jsonl")]
+    (source,) = [s for s in find_sources(data / "codex", [READER], []) if s.path.name.endswith("000000000001.jsonl")]
     (parent,) = READER.read(source)
     # steps: permissions + environment context, prompt, 3 responses with calls, unknown-event stub, final answer
     assert [s.kind for s in parent.steps] == ["context", "context", "user", "assistant", "assistant", "assistant", "event", "assistant"]
@@ -201,7 +201,7 @@ def test_exec_command_end_gives_output_exit_code_and_duration(data):
     # empty output, wall time 1.0010 s); exec_command_end (call_tests) carries the whole output,
     # exit_code 1 and duration 4 s + 250,000,000 ns = 4.25 s; the write_stdin poll that saw it
     # exit repeats the same 81 bytes ("F.\n" 3 + the FAILED line 50 + the summary line 28).
-    [session] = READER.read(READER.find(data / "codex/sessions/2026/01/03")[0])
+    [session] = READER.read(find_sources(data / "codex/sessions/2026/01/03", [READER], [])[0])
     calls = [call for step in session.steps for call in step.tool_calls]
     tests, poll, search, lost = calls
     assert tests.output == "F.\nFAILED test_calc.py::test_div - ZeroDivisionError\n1 failed, 1 passed in 0.02s\n"
@@ -279,7 +279,7 @@ def test_fork_shows_own_steps(tmp_path):
         line("session_meta", {"id": "P", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}, 3),
         line("response_item", prompt, 3), line("response_item", answer, 3),
         line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "second"}]}, 4)]) + "\n")
-    (source,) = READER.find(tmp_path)
+    (source,) = find_sources(tmp_path, [READER], [])
     (parent,) = READER.read(source)
     (fork,) = parent.children
     assert (fork.relation, fork.parent_id, [s.text for s in fork.steps]) == ("fork", "P", ["second"])

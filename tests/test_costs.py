@@ -16,9 +16,14 @@ from pathlib import Path
 
 import genai_prices
 import pytest
-
 from replay_site import costs
-from replay_site.costs import PriceBook, PriceFileError, load_price_overrides, price_session, pricing_source
+from replay_site.costs import (
+    PriceBook,
+    PriceFileError,
+    load_price_overrides,
+    price_session,
+    pricing_source,
+)
 from replay_site.model import Cost, Session, Step, Usage
 
 WHEN = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)

@@ -7,8 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from replay_site.discover import DiscoveryError, discover, pick_readers
+from replay_site.discover import DiscoveryError, discover, find_sources, pick_readers
 from replay_site.readers import files
 
 
@@ -101,7 +100,7 @@ def test_a_fifo_beside_a_log_never_blocks_reading(data, tmp_path):
     from replay_site.readers.gptme.reader import READER
 
     result = {}
-    worker = threading.Thread(target=lambda: result.setdefault("sessions", READER.read(READER.find(folder)[0])), daemon=True)
+    worker = threading.Thread(target=lambda: result.setdefault("sessions", READER.read(find_sources(folder, [READER], [])[0])), daemon=True)
     worker.start()
     worker.join(20)
     assert not worker.is_alive(), "reading blocked on a FIFO"

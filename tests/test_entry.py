@@ -15,10 +15,10 @@ import pytest
 DATA = Path(__file__).parent / "data"
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 HEAVY = ("typer", "jinja2", "pygments", "markdown_it", "genai_prices", "kingfisher_sdk", "replay_site.readers",
-         "replay_site.render", "replay_site.cache")
+         "replay_site.pages.render", "replay_site.store.cache")
 RUN = """
 import sys
-from replay_site.entry import main
+from replay_site.cli.entry import main
 sys.argv = ["replay-site", *sys.argv[1:]]
 try:
     main()

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from figures import Tally, assert_figures, lines, summary_of
-
-from replay_site import catalog
+from replay_site import load as catalog
 
 
 def claude_responses(path: Path) -> dict[str, tuple[str, dict]]:

@@ -10,7 +10,6 @@ from bs4 import BeautifulSoup
 from figures import Tally, assert_figures, lines, summary_of
 
 
-
 def glue_tally(path: Path) -> tuple[Tally, dict[str, Tally], dict[str, tuple[int, int]]]:
     """The session's own responses, each subagent's, and each subagent's aggregate rows.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-
+from replay_site.discover import find_sources
 from replay_site.model import Session, ToolCall, Usage
 from replay_site.readers import SessionSource, registry
 from replay_site.readers.glue.reader import READER
@@ -13,7 +13,7 @@ from replay_site.readers.glue.steps import apply_result
 
 def read_one(path: Path, root: Path | None = None) -> Session:
     """Read the one session at `path`, found from `root` as a build would (labels are relative to it)."""
-    sources = [source for source in READER.find(root or path) if source.path == path]
+    sources = [source for source in find_sources(root or path, [READER], []) if source.path == path]
     assert len(sources) == 1, sources
     (session,) = READER.read(sources[0])
     return session
@@ -39,7 +39,7 @@ def test_registered_and_default_dir():
 def test_find_corpus_claims_only_glue(corpus):
     # Scanning the whole corpus must not claim gptme's conversation.jsonl (rows have `role`)
     # nor Claude/Codex/rlm files (other `type` names or no `type`).
-    found = sorted(source.rel for source in READER.find(corpus))
+    found = sorted(source.rel for source in find_sources(corpus, [READER], []))
     assert found == [
         "glue/constructed/1772232065887-8t",
         "glue/constructed/1789374063402-48211-1k2x9fq",
@@ -48,15 +48,15 @@ def test_find_corpus_claims_only_glue(corpus):
         "glue/docs-example-mixed-v1-and-legacy",
     ]
     gptme = next((corpus / "gptme").iterdir())
-    assert list(READER.find(gptme)) == []
-    assert list(READER.find(gptme / "conversation.jsonl")) == []
+    assert list(find_sources(gptme, [READER], [])) == []
+    assert list(find_sources(gptme / "conversation.jsonl", [READER], [])) == []
 
 
 def test_find_session_folder_and_bare_file(corpus):
     folder = corpus / "glue" / "docs-example-legacy"
-    (source,) = READER.find(folder)
+    (source,) = find_sources(folder, [READER], [])
     assert source.path == folder and source.rel == "docs-example-legacy"
-    (source,) = READER.find(folder / "conversation.jsonl")
+    (source,) = find_sources(folder / "conversation.jsonl", [READER], [])
     assert source.path == folder / "conversation.jsonl"
 
 
@@ -254,7 +254,7 @@ def test_folder_without_meta_and_bad_line(tmp_path, corpus):
     original = (corpus / "glue" / "constructed" / folder.name / "conversation.jsonl").read_bytes().splitlines(True)
     original[5] = b'{"schema_version":1,"type":"tool_call", broken}\n'  # row 6: a read_file call
     (folder / "conversation.jsonl").write_bytes(b"".join(original))
-    (source,) = READER.find(tmp_path / "sessions")
+    (source,) = find_sources(tmp_path / "sessions", [READER], [])
     (session,) = READER.read(source)
     assert session.id == "1789374063402-48211-1k2x9fq"  # from the rows' session_id
     assert session.title == "Fix formatDuration minute rollover bug"  # latest title row
@@ -271,7 +271,7 @@ def test_meta_only_folder_and_empty(tmp_path):
     (folder / "meta.json").write_text(
         '{"schema_version":2,"id":"s1","cwd":"/x","model":"gpt-5","provider":"openai","start_time":"2026-01-01T00:00:00Z","token_count":5}'
     )
-    (source,) = READER.find(tmp_path)  # claimed through meta.json alone
+    (source,) = find_sources(tmp_path, [READER], [])  # claimed through meta.json alone
     (session,) = READER.read(source)
     # Schema 2: provider/model joined; no termination_status and no end_time -> running.
     assert (session.id, session.steps, session.models, session.status) == ("s1", [], ["openai/gpt-5"], "running")
@@ -344,7 +344,7 @@ def test_fork_leaves_copied_history_out_and_legacy_edit_gets_a_diff(data):
     # 1791000500000-5151-fork: lines 1-4 are ex1's rows (its session_id) copied by the fork:
     # a prompt, a read_file call with its result, and a usage row of 1000 in / 80 out / 2000
     # cache write. They become one collapsed "Copied from" step and count nothing here.
-    [source] = READER.find(data / "glue/1791000500000-5151-fork")
+    [source] = find_sources(data / "glue/1791000500000-5151-fork", [READER], [])
     [session] = READER.read(source)
     copied = session.steps[0]
     assert (copied.kind, copied.title, copied.collapsed) == ("event", "Copied from 1791000000000-4242-ex1", True)

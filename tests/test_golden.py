@@ -8,8 +8,9 @@ import os
 import shutil
 from pathlib import Path
 
-from replay_site import site
-from replay_site.build_command import EXAMPLES_TITLE
+from replay_site.build import pipeline as site
+from replay_site.cli.build_command import EXAMPLES_TITLE
+from replay_site.load import examples_dir
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "example_output"
@@ -18,7 +19,7 @@ GOLDEN = REPO / "example_output"
 def test_example_output_matches_a_fresh_build(tmp_path):
     out = tmp_path / "site"
     # What a first `replay-site build` on a machine without logs writes.
-    result = site.build([site.examples_dir()], out, site.BuildOptions(title=EXAMPLES_TITLE))
+    result = site.build([examples_dir()], out, site.BuildOptions(title=EXAMPLES_TITLE))
     assert result.problems == []  # the examples are clean: no warnings on a first run
     if os.environ.get("UPDATE_GOLDEN"):
         shutil.rmtree(GOLDEN, ignore_errors=True)

@@ -5,14 +5,14 @@ import json
 from pathlib import Path
 
 import pytest
-
+from replay_site.discover import find_sources
 from replay_site.readers import SessionSource
-from replay_site.readers.gptme.reader import READER
 from replay_site.readers.gptme.calls import parse_calls
+from replay_site.readers.gptme.reader import READER
 
 
 def read_one(path: Path, root: Path | None = None):
-    sources = list(READER.find(root or path))
+    sources = list(find_sources(root or path, [READER], []))
     assert len(sources) == 1, sources
     (session,) = READER.read(sources[0])
     return session
@@ -88,11 +88,11 @@ def test_corpus_figures(corpus: Path, name: str) -> None:
 def test_corpus_find_skips_events_and_other_formats(corpus: Path) -> None:
     # From the corpus root: the 4 gptme folders only (each has events.jsonl beside it; glue folders
     # also hold a conversation.jsonl, but its lines have `type`, not `role`).
-    sources = list(READER.find(corpus))
+    sources = list(find_sources(corpus, [READER], []))
     assert sorted(s.rel for s in sources) == sorted(f"gptme/{n}/conversation.jsonl" for n in CORPUS)
     one = corpus / "gptme" / "native-wordfreq" / "conversation.jsonl"
-    assert [s.path for s in READER.find(one)] == [one]
-    assert list(READER.find(one.with_name("events.jsonl"))) == []
+    assert [s.path for s in find_sources(one, [READER], [])] == [one]
+    assert list(find_sources(one.with_name("events.jsonl"), [READER], [])) == []
 
 
 def test_corpus_csvstat_details(corpus: Path) -> None:
@@ -241,10 +241,10 @@ def test_find_forms_and_glue_not_claimed(tmp_path: Path, monkeypatch: pytest.Mon
     glue = logs / "glue-session"
     glue.mkdir()
     (glue / "conversation.jsonl").write_text('{"type": "user_message", "content": "hi"}\n')
-    assert [s.path for s in READER.find(logs)] == [path]
-    assert [s.path for s in READER.find(path.parent)] == [path]
-    assert [s.path for s in READER.find(path)] == [path]
-    assert list(READER.find(glue)) == []
+    assert [s.path for s in find_sources(logs, [READER], [])] == [path]
+    assert [s.path for s in find_sources(path.parent, [READER], [])] == [path]
+    assert [s.path for s in find_sources(path, [READER], [])] == [path]
+    assert list(find_sources(glue, [READER], [])) == []
     session = read_one(logs)
     assert session.id == "2026-01-01-happy-frog" and session.title == "hi"
     assert session.source == "2026-01-01-happy-frog/conversation.jsonl"
@@ -293,7 +293,7 @@ def test_pre_2024_bash_blocks_and_function_calls_xml_are_calls(data: Path) -> No
     # and the `<function_calls><invoke name="shell">` form; each answered by the next system
     # message ("Ran command: …"). Two shell calls, both with their output; no prose left over
     # from the XML.
-    [source] = READER.find(data / "gptme/legacy-forms")
+    [source] = find_sources(data / "gptme/legacy-forms", [READER], [])
     [session] = READER.read(source)
     calls = [(step.number, call) for step in session.steps for call in step.tool_calls]
     assert [(n, c.name, c.code) for n, c in calls] == [(3, "shell", "find . -name '*.py' | wc -l"), (5, "shell", "ls tests")]
@@ -308,7 +308,7 @@ def test_branches_are_linked_forks_without_the_copied_history(data: Path) -> Non
     # branches/tests-only.jsonl repeats the conversation's first 4 messages (system prompt,
     # question, ```bash call, its result), then asks and runs one more command. branches/main.jsonl
     # is the conversation itself: nothing of its own, so no session.
-    [source] = READER.find(data / "gptme/legacy-forms")
+    [source] = find_sources(data / "gptme/legacy-forms", [READER], [])
     [session] = READER.read(source)
     [fork] = session.children
     assert (fork.relation, fork.parent_id, fork.title) == ("fork", session.id, "Branch tests-only: Count the test files only.")

@@ -7,9 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from replay_site import site
-from replay_site.render import Renderer
+from replay_site.build import pipeline as site
+from replay_site.pages.render import Renderer
 
 DATA = Path(__file__).parent / "data"
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from publishtools import DATA, copy_logs, siblings, snapshot
-
-from replay_site import publish, site
-from replay_site.cache import BuildCache
+from replay_site.build import pipeline as site
+from replay_site.store import publish
+from replay_site.store.cache import BuildCache
 
 TRIALS = 10
 
@@ -82,7 +82,7 @@ def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = (), pause: float = 
             read = site.read_source
             site.read_source = lambda *args, **kwargs: (time.sleep(pause), read(*args, **kwargs))[1]
         if cli:
-            from replay_site.cli import app
+            from replay_site.cli.app import app
             app(["build", str(logs), "-o", str(out), "-q", *cli], prog_name="replay-site")
         else:
             site.build([logs], out, site.BuildOptions(jobs=2))
@@ -195,7 +195,7 @@ def test_workers_and_the_resource_tracker_die_with_a_killed_build(rebuild):
     while its workers run: nothing it started stays."""
     logs, out, old, new, restore, _seconds = rebuild
     restore()
-    command = [sys.executable, "-c", "from replay_site.cli import app; app(prog_name='replay-site')",
+    command = [sys.executable, "-c", "from replay_site.cli.app import app; app(prog_name='replay-site')",
                "build", str(logs), "-o", str(out), "-q", "-j", "2"]
     build = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
@@ -217,7 +217,7 @@ def _die() -> None:
 
 def _kill_during_cleanup(after_unlinks: int):
     """Patch: the build dies after removing `after_unlinks` files of the previous site."""
-    from replay_site import writer
+    from replay_site.store import writer
 
     real_discard, real_unlink = writer.discard, os.unlink
 
@@ -238,7 +238,7 @@ def _kill_during_cleanup(after_unlinks: int):
 
 
 def _kill_before_swap():
-    from replay_site import writer
+    from replay_site.store import writer
 
     writer.swap = lambda *_args: _die()
 

@@ -1,8 +1,15 @@
 """Which page holds a step, and the links between pages (paging.py)."""
 import posixpath
 
-from replay_site import paging
-from replay_site.paging import PAGE_STEPS, page_count, page_of, page_path, page_range, step_href
+from replay_site.pages import paging
+from replay_site.pages.paging import (
+    PAGE_STEPS,
+    page_count,
+    page_of,
+    page_path,
+    page_range,
+    step_href,
+)
 
 
 def test_a_short_session_is_one_page_and_links_stay_on_it():

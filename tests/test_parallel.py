@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay_site import site
+from replay_site.build import pipeline as site
 
 DATA = Path(__file__).parent / "data"
 

@@ -8,17 +8,18 @@ import resource
 import shutil
 import signal
 import sys
-import traceback
 import tempfile
+import traceback
 import types
 from pathlib import Path
 
 import pytest
+from publishtools import copy_logs, siblings, snapshot
+from replay_site.build import pipeline as site
+from replay_site.cli.app import app
+from replay_site.store import publish, writer
 from typer.testing import CliRunner
 
-from publishtools import copy_logs, siblings, snapshot
-from replay_site import publish, site, writer
-from replay_site.cli import app
 
 @pytest.fixture
 def logs(tmp_path) -> Path:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-
+from replay_site.discover import find_sources
 from replay_site.readers import registry
 from replay_site.readers.fields import count, first_request, title_from_prompt
 
@@ -35,7 +35,7 @@ def test_claude_title_skips_ide_header_and_interrupt_is_the_outcome(data):
     # f1…0c: the first user line is an <ide_opened_file> block plus the real question; the user
     # rejects the only Bash call and the last line is "[Request interrupted by user for tool use]".
     reader = registry()["claude"]
-    [session] = reader.read(reader.find(data / "claude/-home-dev-ide")[0])
+    [session] = reader.read(find_sources(data / "claude/-home-dev-ide", [reader], [])[0])
     assert session.title == "Why does app.py crash on an empty config?"
     assert session.outcome == "interrupted"
 
@@ -54,7 +54,7 @@ def test_claude_title_skips_ide_header_and_interrupt_is_the_outcome(data):
 ])
 def test_outcome_only_from_the_log(data, fmt, path, outcome):
     reader = registry()[fmt]
-    sessions = reader.read(reader.find(data / path)[0])
+    sessions = reader.read(find_sources(data / path, [reader], [])[0])
     assert sessions[0].outcome == outcome
 
 
@@ -75,7 +75,7 @@ def test_claude_final_api_error_is_the_outcome(data, tmp_path):
     log = tmp_path / source.name
     log.write_text("\n".join([*lines, json.dumps(final)]) + "\n")
     reader = registry()["claude"]
-    [session] = reader.read(reader.find(log)[0])
+    [session] = reader.read(find_sources(log, [reader], [])[0])
     assert session.outcome == "api_error"
 
 
@@ -93,5 +93,5 @@ def test_codex_interrupted_turn_is_the_outcome_and_a_new_turn_resets_it(data, tm
     log = tmp_path / source.name
     log.write_text(source.read_text() + "".join(json.dumps(line) + "\n" for line in extra))
     reader = registry()["codex"]
-    [session] = reader.read(reader.find(log)[0])
+    [session] = reader.read(find_sources(log, [reader], [])[0])
     assert session.outcome == "interrupted"

@@ -4,14 +4,13 @@ from __future__ import annotations
 import json
 import re
 
+from replay_site.build import pipeline as site
+from replay_site.cli.app import app
+from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Variable
+from replay_site.redact import Detector, redact_session
 from secret_set import SECRETS
 from test_site import glue_session
 from typer.testing import CliRunner
-
-from replay_site import site
-from replay_site.cli import app
-from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Variable
-from replay_site.redact import Detector, redact_session
 
 GITHUB, GITLAB, AWS = SECRETS["github-pat"], SECRETS["gitlab-pat"], SECRETS["aws-access-key-id"]
 runner = CliRunner()

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-
+from replay_site.discover import find_sources
 from replay_site.model import Session
 from replay_site.readers import SessionSource, registry
 from replay_site.readers.rlm.reader import READER, sniff
@@ -20,7 +20,7 @@ FINAL = "api is the noisiest service (3 ERROR lines; worker 2, db 1). Most frequ
 
 
 def read_one(path: Path) -> Session:
-    sources = list(READER.find(path))
+    sources = list(find_sources(path, [READER], []))
     assert len(sources) == 1, sources
     sessions = READER.read(sources[0])
     assert len(sessions) == 1
@@ -48,20 +48,20 @@ def test_never_claims_other_formats(corpus: Path) -> None:
     # Codex and Claude lines also carry `type`; Glue has meta.json; none of them is rlm-code.
     for other in ("codex", "claude", "gptme", "glue"):
         if (corpus / other).is_dir():
-            assert list(READER.find(corpus / other)) == [], other
+            assert list(find_sources(corpus / other, [READER], [])) == [], other
 
 
 def test_find_groups_a_run_with_its_delegated_child(corpus: Path) -> None:
     runs = corpus / "rlm/generated/runs"
-    sources = list(READER.find(runs))
+    sources = list(find_sources(runs, [READER], []))
     # Two run files; the child's first line has depth 1 and parent_run_id = the parent's run_id.
     assert [(s.path.name, [p.name for p in s.related]) for s in sources] == [(f"{RUN}.jsonl", [f"{CHILD_RUN}.jsonl"])]
     # Named on its own, the parent still brings its child; the child alone is read alone.
-    assert [p.name for p in next(iter(READER.find(runs / f"{RUN}.jsonl"))).related] == [f"{CHILD_RUN}.jsonl"]
-    assert next(iter(READER.find(runs / f"{CHILD_RUN}.jsonl"))).related == ()
+    assert [p.name for p in next(iter(find_sources(runs / f"{RUN}.jsonl", [READER], []))).related] == [f"{CHILD_RUN}.jsonl"]
+    assert next(iter(find_sources(runs / f"{CHILD_RUN}.jsonl", [READER], []))).related == ()
     # Whole corpus folder: the run group (with the session events and the snapshot that record
     # the same run_id, so one run is one session) and two trajectories = 3 sources.
-    sources = list(READER.find(corpus / "rlm"))
+    sources = list(find_sources(corpus / "rlm", [READER], []))
     assert len(sources) == 3
     [run] = [s for s in sources if s.path.name == f"{RUN}.jsonl"]
     assert sorted(p.name for p in run.related) == sorted([
@@ -73,7 +73,7 @@ def test_one_run_is_one_session(corpus: Path) -> None:
     # the same title and steps, two of them with an empty 0-step child. Now the run file wins
     # (its delegated run is a child with steps: 711 own + 273 child = 984, the recorder's total)
     # and the other two are named as its sources.
-    [run] = [s for s in READER.find(corpus / "rlm") if s.path.name == f"{RUN}.jsonl"]
+    [run] = [s for s in find_sources(corpus / "rlm", [READER], []) if s.path.name == f"{RUN}.jsonl"]
     [session] = READER.read(run)
     assert (len(session.steps), session.usage.total, session.usage_with_children.total) == (4, 711, 984)
     [child] = session.children
@@ -167,7 +167,7 @@ def test_snapshot_and_jsonl_of_the_same_run_render_the_same_steps(corpus: Path) 
 
 
 def test_run_files_with_delegated_child(corpus: Path) -> None:
-    [source] = READER.find(corpus / "rlm/generated/runs")
+    [source] = find_sources(corpus / "rlm/generated/runs", [READER], [])
     [parent] = READER.read(source)
     assert parent.id == RUN and parent.problems == []
     assert [s.title for s in parent.steps] == ["run_python", "delegate", "run_python", "final"]
@@ -279,7 +279,7 @@ def test_example_native_session(data: Path) -> None:
 
 
 def test_example_run_files(data: Path) -> None:
-    [source] = READER.find(data / "rlm/runs")
+    [source] = find_sources(data / "rlm/runs", [READER], [])
     [parent] = READER.read(source)
     assert [s.title for s in parent.steps] == ["run_python", "delegate", "final"]
     assert parent.error_count == 1 and parent.first_error_step == 1  # IndexError in step 1
@@ -314,12 +314,12 @@ def test_garbage_files_never_raise(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text('{"snapshot_id": 1, "session_id": null, "steps": [3, {"step": "x", "variables": 5}]}')
     (tmp_path / "b.jsonl").write_text('{"type": "step", "run_id": 7, "environment": "e", "action": [], "observation": "no", "usage": 3}\n')
     (tmp_path / "c.jsonl").write_text('{"event_type": "iteration_code", "timestamp": 1.0, "iteration": "one", "data": {"action": 5}}\n')
-    for source in READER.find(tmp_path):
+    for source in find_sources(tmp_path, [READER], []):
         for session in READER.read(source):
             assert [s.number for s in session.steps] == list(range(1, len(session.steps) + 1))
     # A file that is not rlm-code at all is not claimed.
     (tmp_path / "d.jsonl").write_text('{"type": "session_meta", "payload": {}}\n')
-    assert all(source.path.name != "d.jsonl" for source in READER.find(tmp_path))
+    assert all(source.path.name != "d.jsonl" for source in find_sources(tmp_path, [READER], []))
     assert READER.read(SessionSource("rlm", tmp_path / "d.jsonl", tmp_path))[0].problems
 
 

@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from replay_site.discover import discover
+from replay_site.discover import discover, find_sources
 from replay_site.readers import registry
 
 DATA = Path(__file__).parent / "data"
@@ -73,7 +72,7 @@ def test_mangled_logs_never_make_a_reader_raise(format_name, tmp_path):
 def _has_session(root: Path, reader) -> bool:
     """discover() refuses a root where nothing is recognisable any more (a mangled first line
     can make a file unrecognisable); that is a reported error, not a reader crash."""
-    return any(True for _ in reader.find(root))
+    return any(True for _ in find_sources(root, [reader], []))
 
 
 def test_unencodable_text_and_mixed_timestamps_are_settled_at_the_reader_boundary(tmp_path):
@@ -81,7 +80,7 @@ def test_unencodable_text_and_mixed_timestamps_are_settled_at_the_reader_boundar
     # refuses the line, the standard library reads it), "\\ud800" and "\\u0000" inside the
     # JSON-in-a-string output, a NUL in the cwd, and two lines (2 and 4) whose timestamps
     # have no offset among lines with "Z" / "+00:00".
-    from replay_site import site
+    from replay_site.build import pipeline as site
 
     [source] = discover([DATA / "codex/hostile-text.jsonl"], [registry()["codex"]], [])
     [session] = registry()["codex"].read(source)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from replay_site import search
 from replay_site.model import Step, ToolCall
+from replay_site.pages import search
 
 
 def shard_files(steps: list[Step], slug: str) -> dict[str, bytes]:

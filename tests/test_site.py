@@ -6,10 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from replay_site.build import pipeline as site
+from replay_site.pages import search
+from replay_site.pages.render import OUTPUT_LIMIT
 from sitetools import external_references, run_sitecheck, soup, step_numbers
-
-from replay_site import search, site
-from replay_site.render import OUTPUT_LIMIT
 
 
 @pytest.fixture(scope="module")
@@ -279,9 +279,8 @@ def test_a_partial_theme_overrides_what_it_ships_and_falls_back_for_the_rest(tmp
 
 
 def test_an_unknown_theme_is_a_clear_error(tmp_path):
+    from replay_site.cli.app import app
     from typer.testing import CliRunner
-
-    from replay_site.cli import app
 
     result = CliRunner().invoke(app, ["build", str(Path(__file__).parent / "data" / "glue"), "--theme", "nosuch", "-o", str(tmp_path / "s")])
     assert result.exit_code == 1 and "theme 'nosuch' not found" in result.stderr
@@ -299,7 +298,7 @@ def test_the_header_counts_skipped_lines_apart_from_other_warnings(tmp_path):
 
 
 def test_a_page_the_renderer_fails_on_becomes_a_notice_and_the_site_stays_whole(tmp_path, monkeypatch):
-    from replay_site.render import Renderer
+    from replay_site.pages.render import Renderer
 
     original = Renderer.session_pages
 

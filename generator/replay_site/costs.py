@@ -33,13 +33,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
-
 from importlib.metadata import version
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .model import Cost, Session, Step, Usage
+from replay_site.model import Cost, Session, Step, Usage
 
 if TYPE_CHECKING:
     from genai_prices import types as gp

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import FileChange
+from replay_site.model import FileChange
 
 
 def diff_texts(old: str, new: str, context: int = 3) -> str:

@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .model import Problem
-from .readers import Reader, SessionSource, registry
-from .readers.files import describe_error, file_kind, read_head
-from .site_record import code_digest, replace_file
+from replay_site.model import Problem
+from replay_site.readers import Reader, SessionSource, registry
+from replay_site.readers.files import describe_error, file_kind, read_head
+from replay_site.store.states import code_digest, replace_file
 
 # Files worth a head read inside a folder; a file named on the command line is read whatever
 # its name, since a copied log keeps its content but not always its name.

@@ -15,7 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Cost, Detail, Fact, FileChange, Image, Problem, Session, Step, TodoItem, ToolCall, Variable
+from replay_site.model import (
+    Cost,
+    Detail,
+    Fact,
+    FileChange,
+    Image,
+    Problem,
+    Session,
+    Step,
+    TodoItem,
+    ToolCall,
+    Variable,
+)
 
 Fix = Callable[[str], str]
 

@@ -18,9 +18,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..model import Session
-from .fields import settle
-from .files import Head
+from replay_site.model import Session
+from replay_site.readers.fields import settle
+from replay_site.readers.files import Head
 
 BUILTIN = {
     "glue": "replay_site.readers.glue.reader:READER",
@@ -83,13 +83,8 @@ class Reader(Protocol):
 
 
 class FileReader:
-    """What the built-in readers share: `find` (this reader alone run over one root) and
-    `read`, which passes every session through the reader boundary (`fields.settle`)."""
-
-    def find(self, root: Path) -> list[SessionSource]:
-        from ..discover import find_sources  # discover imports this package
-
-        return find_sources(root, [self], [])
+    """What the built-in readers share: `read`, which passes every session through the
+    reader boundary (`fields.settle`)."""
 
     def read(self, source: SessionSource) -> list[Session]:
         sessions = self.read_sessions(source)

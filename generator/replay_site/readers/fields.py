@@ -10,10 +10,10 @@ from typing import Any
 
 import orjson
 
-from .. import ansi
-from ..model import Session, Step, ToolCall
-from ..model_text import StringWalk
-from .timestamps import aware_utc
+from replay_site import ansi
+from replay_site.model import Session, Step, ToolCall
+from replay_site.model_text import StringWalk
+from replay_site.readers.timestamps import aware_utc
 
 # --- typed getters: a field of a log line may hold any JSON type ---------------------------------
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import orjson
 
-from ..model import Problem
-from .files import BOM, open_regular
+from replay_site.model import Problem
+from replay_site.readers.files import BOM, open_regular
 
 
 def iter_objects(path: Path, problems: list[Problem], label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:

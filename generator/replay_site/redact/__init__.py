@@ -16,10 +16,16 @@ from urllib.parse import quote, unquote
 
 import orjson
 
-from .. import ansi
-from ..model import Session
-from ..model_text import StringWalk
-from .detect import Detector, Hit, ScannerUnavailable, scanner_version, start_scanner
+from replay_site import ansi
+from replay_site.model import Session
+from replay_site.model_text import StringWalk
+from replay_site.redact.detect import (
+    Detector,
+    Hit,
+    ScannerUnavailable,
+    scanner_version,
+    start_scanner,
+)
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
 

@@ -18,13 +18,13 @@ from typing import Any
 
 import orjson
 
-from ...model import Fact, Problem, Session, Step
-from .. import FileReader, SessionSource
-from ..files import Head, open_regular, read_head
-from .dag import Row, abandoned_lines, outlines, parent_of
-from .sidefiles import read_agent_meta, read_stored_outputs
-from .steps import StepBuilder, first_prompt, outcome_of
-from ..jsonl import iter_objects, kind_of, objects_again
+from replay_site.model import Fact, Problem, Session, Step
+from replay_site.readers import FileReader, SessionSource
+from replay_site.readers.claude.dag import Row, abandoned_lines, outlines, parent_of
+from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
+from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
+from replay_site.readers.files import Head, open_regular, read_head
+from replay_site.readers.jsonl import iter_objects, kind_of, objects_again
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,

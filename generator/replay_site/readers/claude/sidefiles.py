@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...model import Fact, Session
-from ..fields import string
-from ..files import describe_error, open_regular
-from ..jsonl import load_json
+from replay_site.model import Fact, Session
+from replay_site.readers.fields import string
+from replay_site.readers.files import describe_error, open_regular
+from replay_site.readers.jsonl import load_json
 
 MAX_STORED_OUTPUT = 16 * 1024 * 1024  # the page cuts long outputs anyway; never read unbounded
 

@@ -11,11 +11,15 @@ import re
 from datetime import timezone
 from typing import Any
 
-
-from ...model import Cost, Detail, Problem, Step, ToolCall, Usage
-from .tools import SUBAGENT_TOOLS, apply_result, call_from_use, content_parts
-from ..fields import count, first_request, raw_json
-from ..timestamps import parse_time
+from replay_site.model import Cost, Detail, Problem, Step, ToolCall, Usage
+from replay_site.readers.claude.tools import (
+    SUBAGENT_TOOLS,
+    apply_result,
+    call_from_use,
+    content_parts,
+)
+from replay_site.readers.fields import count, first_request, raw_json
+from replay_site.readers.timestamps import parse_time
 
 ABANDONED_TITLE = "Rewound branch (not part of the final conversation)"
 INTERRUPTED_TITLE = "Interrupted by the user"

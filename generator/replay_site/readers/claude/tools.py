@@ -11,9 +11,9 @@ import re
 from itertools import count
 from typing import Any
 
-from ...diffs import change_from_texts, diff_texts, hunks_to_diff
-from ...model import FileChange, Image, TodoItem, ToolCall
-from ..fields import raw_json
+from replay_site.diffs import change_from_texts, diff_texts, hunks_to_diff
+from replay_site.model import FileChange, Image, TodoItem, ToolCall
+from replay_site.readers.fields import raw_json
 
 # Inline images are embedded in the page as base64; past this size one image would swamp it.
 MAX_IMAGE_BASE64 = 2 * 1024 * 1024

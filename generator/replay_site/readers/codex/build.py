@@ -12,13 +12,13 @@ import re
 from collections import Counter
 from typing import Any
 
-from ...model import Detail, Fact, Problem, Session, Step, Usage
-from .calls import CALL_ITEMS, ToolCalls
-from .outputs import classify
-from .shapes import Record
-from ..fields import first_request, raw_json, string, user_prompts
-from ..jsonl import kind_of
-from ..timestamps import utc_time
+from replay_site.model import Detail, Fact, Problem, Session, Step, Usage
+from replay_site.readers.codex.calls import CALL_ITEMS, ToolCalls
+from replay_site.readers.codex.outputs import classify
+from replay_site.readers.codex.shapes import Record
+from replay_site.readers.fields import first_request, raw_json, string, user_prompts
+from replay_site.readers.jsonl import kind_of
+from replay_site.readers.timestamps import utc_time
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
 # event_msg kinds that only restate what response items already hold, or are UI telemetry.

@@ -10,9 +10,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...model import Step, TodoItem, ToolCall
-from .outputs import OutputInfo, classify, command_text, end_duration, end_exit_code
-from .patch import changes_from_event, parse_apply_patch, patch_in
+from replay_site.model import Step, TodoItem, ToolCall
+from replay_site.readers.codex.outputs import (
+    OutputInfo,
+    classify,
+    command_text,
+    end_duration,
+    end_exit_code,
+)
+from replay_site.readers.codex.patch import (
+    changes_from_event,
+    parse_apply_patch,
+    patch_in,
+)
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 NO_SEARCH_RESULTS = "No results recorded: Codex hands search results to the model without logging them."

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...model import Image
+from replay_site.model import Image
 
 _EXITED = re.compile(r"^Process exited with code (-?\d+)\s*$", re.M)
 _RUNNING = re.compile(r"^Process running with session ID (\d+)\s*$", re.M)

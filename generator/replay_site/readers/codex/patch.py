@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...diffs import diff_texts
-from ...model import FileChange
+from replay_site.diffs import diff_texts
+from replay_site.model import FileChange
 
 _HEREDOC = re.compile(r"\*\*\* Begin Patch\n.*?\*\*\* End Patch", re.S)
 

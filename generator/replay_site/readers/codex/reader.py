@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...model import Problem, Session
-from .. import FileReader, SessionSource
-from ..files import Head
-from .build import Builder
-from .shapes import Record, load_records, shape_of
+from replay_site.model import Problem, Session
+from replay_site.readers import FileReader, SessionSource
+from replay_site.readers.codex.build import Builder
+from replay_site.readers.codex.shapes import Record, load_records, shape_of
+from replay_site.readers.files import Head
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:')

@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...model import Problem
-from .. import jsonl
-from ..jsonl import kind_of
-from ..timestamps import utc_time
+from replay_site.model import Problem
+from replay_site.readers import jsonl
+from replay_site.readers.jsonl import kind_of
+from replay_site.readers.timestamps import utc_time
 
 ENVELOPE_KINDS = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}

@@ -27,12 +27,12 @@ from typing import Any
 
 import orjson
 
-from ...model import Fact, Problem, Session, Step
-from .. import FileReader, SessionSource, jsonl
-from ..files import BOM, Head
-from ..fields import count, first_request, string, user_prompts
-from .steps import StepBuilder, usage_from
-from ..timestamps import parse_time
+from replay_site.model import Fact, Problem, Session, Step
+from replay_site.readers import FileReader, SessionSource, jsonl
+from replay_site.readers.fields import count, first_request, string, user_prompts
+from replay_site.readers.files import BOM, Head
+from replay_site.readers.glue.steps import StepBuilder, usage_from
+from replay_site.readers.timestamps import parse_time
 
 EVENT_TYPES = frozenset({
     "user_message", "assistant_message", "assistant_thinking", "tool_call", "tool_result", "usage",

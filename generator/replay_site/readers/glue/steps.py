@@ -18,10 +18,18 @@ import re
 from datetime import datetime
 from typing import Any
 
-
-from ...diffs import change_from_texts
-from ..fields import count, mark_unanswered, raw_json, text as as_text
-from ...model import Detail, Problem, ProblemKind, Session, Step, ToolCall, Usage
+from replay_site.diffs import change_from_texts
+from replay_site.model import (
+    Detail,
+    Problem,
+    ProblemKind,
+    Session,
+    Step,
+    ToolCall,
+    Usage,
+)
+from replay_site.readers.fields import count, mark_unanswered, raw_json
+from replay_site.readers.fields import text as as_text
 
 # `status` values that mean the tool did not do its job. Glue writes "failed"
 # for denials too; the schema's "denied"/"cancelled" are read the same way.

@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from ...diffs import change_from_texts, diff_texts
-from ...model import FileChange, ToolCall
+from replay_site.diffs import change_from_texts, diff_texts
+from replay_site.model import FileChange, ToolCall
 
 # Fence info-string first words that gptme executes (the tools' `block_types`
 # at gptme d27f98d). `python`, `bash`, `stdout`... are prose, never calls.

@@ -16,15 +16,37 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
-from ...model import Cost, Detail, Fact, Problem, Session, Step, ToolCall, Usage
-from .. import FileReader, SessionSource
-from ..files import Head, open_regular
-from .calls import ParsedCall, file_change, parse_calls, split_thinking, strip_calls, to_tool_call
-from .results import AUTO_REPLY, ResultInfo, classify, command_matches, context_title, path_matches
-from ..fields import count, first_request, raw_json, user_prompts
-from ..jsonl import iter_objects
-from ..timestamps import parse_time
+from replay_site.model import (
+    Cost,
+    Detail,
+    Fact,
+    Problem,
+    Session,
+    Step,
+    ToolCall,
+    Usage,
+)
+from replay_site.readers import FileReader, SessionSource
+from replay_site.readers.fields import count, first_request, raw_json, user_prompts
+from replay_site.readers.files import Head, open_regular
+from replay_site.readers.gptme.calls import (
+    ParsedCall,
+    file_change,
+    parse_calls,
+    split_thinking,
+    strip_calls,
+    to_tool_call,
+)
+from replay_site.readers.gptme.results import (
+    AUTO_REPLY,
+    ResultInfo,
+    classify,
+    command_matches,
+    context_title,
+    path_matches,
+)
+from replay_site.readers.jsonl import iter_objects
+from replay_site.readers.timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
 MAX_CONFIG_BYTES = 1 << 20

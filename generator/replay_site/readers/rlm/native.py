@@ -7,20 +7,21 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ...model import Detail, Fact, Session, Step, Usage
-from .. import jsonl
-from .steps import (
+from replay_site.model import Detail, Fact, Session, Step, Usage
+from replay_site.readers import jsonl
+from replay_site.readers.fields import count, number, text
+from replay_site.readers.fields import mapping as as_dict
+from replay_site.readers.rlm.steps import (
     StepState,
     add_run_facts,
     from_state_dict,
+    in_log_order,
     observation_output,
     rationale_of,
-    in_log_order,
     stub_children,
     to_steps,
 )
-from ..fields import count, mapping as as_dict, number, text
-from ..timestamps import utc_time
+from replay_site.readers.timestamps import utc_time
 
 FORMAT = "rlm"
 

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ...model import Fact, Session
-from .. import FileReader, SessionSource
-from ..files import Head, read_head
-from .native import read_native, read_snapshot
-from .runs import read_runs
-from .trajectory import read_trajectory
+from replay_site.model import Fact, Session
+from replay_site.readers import FileReader, SessionSource
+from replay_site.readers.files import Head, read_head
+from replay_site.readers.rlm.native import read_native, read_snapshot
+from replay_site.readers.rlm.runs import read_runs
+from replay_site.readers.rlm.trajectory import read_trajectory
 
 Shape = Literal["native", "trajectory", "run", "snapshot"]
 

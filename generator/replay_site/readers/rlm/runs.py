@@ -7,19 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...model import Detail, Fact, Session, Step, Usage
-from .. import jsonl
-from .steps import (
+from replay_site.model import Detail, Fact, Session, Step, Usage
+from replay_site.readers import jsonl
+from replay_site.readers.fields import count, number, text
+from replay_site.readers.fields import mapping as as_dict
+from replay_site.readers.rlm.steps import (
     StepState,
     add_run_facts,
     delegate_results,
+    in_log_order,
     observation_output,
     rationale_of,
     stub_children,
-    in_log_order,
 )
-from ..fields import count, mapping as as_dict, number, text
-from ..timestamps import utc_time
+from replay_site.readers.timestamps import utc_time
 
 FORMAT = "rlm"
 

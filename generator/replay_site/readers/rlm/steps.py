@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ...model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
-from ..fields import count, mapping as as_dict, number, text
-from ..timestamps import utc_time
+from replay_site.model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
+from replay_site.readers.fields import count, number, text
+from replay_site.readers.fields import mapping as as_dict
+from replay_site.readers.timestamps import utc_time
 
 # Action fields shown elsewhere (title, code, text) and so left out of the tool call's arguments.
 _SHOWN_ELSEWHERE = {"action", "code", "rationale", "reasoning", "done", "final_response"}

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .compare import Comparison, compare_sessions
-from .discover import DiscoveryError
-from .model import Session
-from .readers import SessionSource
-from .render import Link, Renderer
-from .summary import page_slug
+from replay_site.discover import DiscoveryError
+from replay_site.figures.compare import Comparison, compare_sessions
+from replay_site.figures.summary import page_slug
+from replay_site.model import Session
+from replay_site.pages.render import Link, Renderer
+from replay_site.readers import SessionSource
 
 
 @dataclass

@@ -10,9 +10,12 @@ from __future__ import annotations
 import gc
 import signal
 
-from . import costs, render, search, site, spool, summary  # noqa: F401 (what worker tasks run)
-from .readers import registry
-from .redact.detect import load_scanner
+from replay_site import costs
+from replay_site.build import pipeline, spool  # noqa: F401 (what worker tasks run)
+from replay_site.figures import summary  # noqa: F401
+from replay_site.pages import render, search  # noqa: F401
+from replay_site.readers import registry
+from replay_site.redact.detect import load_scanner
 
 # Each only warms a cache: what fails here fails again in the worker that needs it, which
 # reports it the way the build always does (a fork server that died would only lose the build).

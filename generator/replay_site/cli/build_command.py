@@ -9,11 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import ansi, site, terminal
-from .costs import PriceBook, PriceFileError, load_price_overrides
-from .discover import DiscoveryError
-from .publish import PublishError
-from .redact import ScannerUnavailable, count_secrets
+from replay_site import ansi, load
+from replay_site.build import pipeline
+from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
+from replay_site.discover import DiscoveryError
+from replay_site.pages import terminal
+from replay_site.redact import ScannerUnavailable, count_secrets
+from replay_site.store.publish import PublishError
 
 EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
 _RED, _YELLOW, _PLAIN = "\033[31m", "\033[33m", "\033[0m"
@@ -93,12 +95,12 @@ def _build_roots(sources: list[Path] | None, format_name: str, quiet: bool) -> t
     """The roots a build reads, and whether they are the bundled examples (no logs here)."""
     if sources:
         return sources, False
-    found = site.default_sources(format_name)
+    found = load.default_sources(format_name)
     if found:
         if not quiet:
             echo("Reading the agents' default log folders: " + ", ".join(map(str, found)), err=True)
         return found, False
-    examples = site.examples_dir()
+    examples = load.examples_dir()
     echo(f"No agent log folder found on this machine; building the bundled example sessions ({examples}).", err=True)
     return [examples], True
 
@@ -110,15 +112,13 @@ def build(sources: list[Path] | None = None, out: Path = Path("site"), format_na
     """Build the report site; a mistake the user can fix is an error line and SystemExit."""
     with user_errors(), output_errors():
         roots, examples = _build_roots(sources, format_name, quiet)
-        options = site.BuildOptions(format=format_name, theme=theme, title=EXAMPLES_TITLE if examples and title == "Agent sessions" else title,
+        options = pipeline.BuildOptions(format=format_name, theme=theme, title=EXAMPLES_TITLE if examples and title == "Agent sessions" else title,
                                     prices=prices(prices_file), compare=list(compare or []), jobs=jobs, redact=redact,
                                     redact_patterns=patterns(redact_pattern), incremental=not full, force=force)
         with terminal.ProgressBar(enabled=not quiet) as progress:
-            result = site.build(roots, out, options, progress)
+            result = pipeline.build(roots, out, options, progress)
         if not redact:
-            from . import catalog
-
-            warn_unredacted(count_secrets(list(catalog.iter_sessions(roots, format_name, options.prices, redact=False))))
+            warn_unredacted(count_secrets(list(load.iter_sessions(roots, load.ReadOptions(format_name, options.prices, redact=False)))))
     if not quiet:
         for problem in result.problems:
             say(f"warning: {problem}", err=True)

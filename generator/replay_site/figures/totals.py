@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
 
-from .model import CostTotal
-from .summary import OUTCOMES, ModelFigures, SessionSummary
+from replay_site.figures.summary import OUTCOMES, ModelFigures, SessionSummary
+from replay_site.model import CostTotal
 
 
 @dataclass

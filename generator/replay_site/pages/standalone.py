@@ -1,12 +1,12 @@
 """Single-file pages: one session (export) or two compared, with nothing beside them."""
 from __future__ import annotations
 
-from .compare import Comparison, compare_sessions
-from .costs import PriceBook, pricing_source
-from .model import Session
-from .readers import registry
-from .render import Renderer
-from .summary import summarize
+from replay_site.costs import PriceBook, pricing_source
+from replay_site.figures.compare import Comparison, compare_sessions
+from replay_site.figures.summary import summarize
+from replay_site.model import Session
+from replay_site.pages.render import Renderer
+from replay_site.readers import registry
 
 
 def export_page(session: Session, theme: str = "default", book: PriceBook | None = None) -> str:

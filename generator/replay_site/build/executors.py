@@ -175,5 +175,5 @@ def _worker_context():
         return multiprocessing.get_context("spawn")
     _fork_server_owner = os.getpid()
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["replay_site.worker_preload"])
+    context.set_forkserver_preload(["replay_site.build.worker_preload"])
     return context

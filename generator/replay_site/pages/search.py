@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
-
-from . import ansi, paging
-from .model import Step, ToolCall
-from .summary import SessionSummary
+from replay_site import ansi
+from replay_site.figures.summary import SessionSummary
+from replay_site.model import Step, ToolCall
+from replay_site.pages import paging
 
 HEAD = 8_000  # characters kept from the start of a long output or diff
 TAIL = 2_000  # and from its end

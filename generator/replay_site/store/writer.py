@@ -11,8 +11,21 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from .publish import (MANIFEST, NEW, PARTIAL, PublishError, carry_over, check_writable, discard, lock, output_folder,
-                      recover, remove_tree, swap, temp_prefix)
+from replay_site.store.publish import (
+    MANIFEST,
+    NEW,
+    PARTIAL,
+    PublishError,
+    carry_over,
+    check_writable,
+    discard,
+    lock,
+    output_folder,
+    recover,
+    remove_tree,
+    swap,
+    temp_prefix,
+)
 
 # mkstemp creates files readable by their owner only; a site is meant to be served and
 # shared, so files get the usual permissions under the user's umask.

@@ -12,8 +12,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from . import model, paging
-from .model import Session, Step
+from replay_site import model
+from replay_site.model import Session, Step
+from replay_site.pages import paging
 
 
 def write(sessions: Iterable[tuple[Session, Any]], path: Path) -> str | None:

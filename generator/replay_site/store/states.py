@@ -39,7 +39,7 @@ def tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) ->
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    return tree_digest([Path(__file__).parent], (".py",))
+    return tree_digest([Path(__file__).parents[1]], (".py",))
 
 
 def cache_path(out: Path, kind: str) -> Path:
@@ -154,7 +154,9 @@ def output_states(out: Path, names: set[str]) -> dict[str, list[int]] | None:
 def unchanged_outputs(out: Path, key: str) -> set[str] | None:
     """The files the last build of `out` with settings `key` wrote, when all are still as it
     left them (the manifest aside: the writer writes that anew)."""
-    from .publish import MANIFEST  # here: publish finds libc on import, which entry.py can do without
+    from replay_site.store.publish import (
+        MANIFEST,  # here: publish finds libc on import, which entry.py can do without
+    )
 
     try:
         record = json.loads(site_record_path(out).read_text())

@@ -8,15 +8,21 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from replay_site import __version__, ansi, load
+from replay_site.cli import build_command
+from replay_site.cli.build_command import (
+    UsageMistake,
+    say,
+    user_errors,
+    warn_unredacted,
+)
+from replay_site.cli.build_command import patterns as _patterns
+from replay_site.cli.build_command import prices as _prices
+from replay_site.discover import DiscoveryError
+from replay_site.pages import standalone, terminal
+from replay_site.readers import registry
+from replay_site.redact import count_secrets
 from rich.markup import escape
-
-from . import __version__, ansi, build_command, catalog, site, standalone, terminal
-from .build_command import UsageMistake, say, user_errors, warn_unredacted
-from .build_command import patterns as _patterns
-from .build_command import prices as _prices
-from .discover import DiscoveryError
-from .readers import registry
-from .redact import count_secrets
 
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
@@ -41,7 +47,7 @@ def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
     """The named sources, else the agents' default folders."""
     if sources:
         return sources
-    found = site.default_sources(format_name)
+    found = load.default_sources(format_name)
     if not found:
         raise DiscoveryError("no agent log folder found on this machine; name a log file or folder")
     return found
@@ -52,7 +58,7 @@ def _one_session(reference: str | None, last: bool, sources, format_name: str, b
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
     roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
-    return catalog.load_session(None if last else reference, roots, format_name, book, redact, patterns)
+    return load.load_session(None if last else reference, roots, load.ReadOptions(format_name, book, redact, patterns))
 
 
 def _check_output_file(out: Path, inputs: list) -> None:
@@ -114,7 +120,7 @@ def formats() -> None:
 def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
     """Print a table of sessions: id, start, agent, steps, cost, errors."""
     with user_errors():
-        found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
+        found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, _prices(prices), redact=False)))
     # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.
     terminal.print_table([tuple(escape(ansi.for_terminal(cell, color=False)) for cell in row)
                           for row in terminal.session_rows(found)])
@@ -154,7 +160,7 @@ def check(
     with user_errors():
         if max_cost is None and max_errors is None:
             raise UsageMistake("check needs a limit: --max-cost and/or --max-errors")
-        found = list(catalog.iter_sessions(_roots(sources, format_name), format_name, _prices(prices), redact=False))
+        found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, _prices(prices), redact=False)))
     breaches = _with_unknown_costs(terminal.budget_breaches(found, max_cost, max_errors), found,
                                    max_cost is not None and not allow_unknown_cost)
     # Allowed, but still said: a passing verdict must not read as "within budget" for them.

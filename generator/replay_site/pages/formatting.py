@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .model import Cost, CostTotal, Usage
-from .summary import SessionSummary
+from replay_site.figures.summary import SessionSummary
+from replay_site.model import Cost, CostTotal, Usage
 
 
 def when(moment: datetime | str | None, local: bool = False) -> str:

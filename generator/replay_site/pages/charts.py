@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from .formatting import cost_total, counted, money, tokens
-from .model import CostTotal, Session, Step
-from .paging import step_href
-from .totals import Group
+from replay_site.figures.totals import Group
+from replay_site.model import CostTotal, Session, Step
+from replay_site.pages.formatting import cost_total, counted, money, tokens
+from replay_site.pages.paging import step_href
 
 MAX_BARS = 300
 WIDTH = 640

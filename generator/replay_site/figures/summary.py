@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import orjson
-
-from .model import CostTotal, Session, Usage
+from replay_site.model import CostTotal, Session, Usage
 
 
 @dataclass

@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from . import paging
-from .render import Link, PageNav
-from .summary import SessionSummary
+from replay_site.figures.summary import SessionSummary
+from replay_site.pages import paging
+from replay_site.pages.render import Link, PageNav
 
 
 def site_order(summaries: list[SessionSummary]) -> list[SessionSummary]:

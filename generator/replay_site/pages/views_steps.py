@@ -10,11 +10,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import ansi, formatting, highlight, paging
-from .ansi import Span
-from .diffs import DiffView, diff_view
-from .formatting import CostText
-from .model import Detail, Image, Step, TodoItem, ToolCall, Variable
+from replay_site import ansi
+from replay_site.ansi import Span
+from replay_site.diffs import DiffView, diff_view
+from replay_site.model import Detail, Image, Step, TodoItem, ToolCall, Variable
+from replay_site.pages import formatting, highlight, paging
+from replay_site.pages.formatting import CostText
 
 # Any one text (prose, output, arguments, diff...) longer than this is cut on a site page;
 # the full text goes to a side file.

@@ -15,11 +15,17 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import charts, formatting, paging
-from .formatting import CostText
-from .model import Fact, Problem, Session, Step
-from .summary import SessionSummary
-from .views_steps import LinkView, SideFiles, StepView, nav_label, step_view
+from replay_site.figures.summary import SessionSummary
+from replay_site.model import Fact, Problem, Session, Step
+from replay_site.pages import charts, formatting, paging
+from replay_site.pages.formatting import CostText
+from replay_site.pages.views_steps import (
+    LinkView,
+    SideFiles,
+    StepView,
+    nav_label,
+    step_view,
+)
 
 # The prompt outline shows this much of each user prompt; an error label this much.
 PROMPT_CHARS = 80

@@ -16,13 +16,13 @@ from typing import Any
 
 import jinja2
 from markupsafe import Markup
-
-from . import __version__, charts, formatting, highlight, paging, views, views_steps
-from .compare import Comparison
-from .model import Session, Step
-from .site_record import cache_folder, code_digest
-from .summary import SessionSummary
-from .totals import SiteFigures
+from replay_site import __version__
+from replay_site.figures.compare import Comparison
+from replay_site.figures.summary import SessionSummary
+from replay_site.figures.totals import SiteFigures
+from replay_site.model import Session, Step
+from replay_site.pages import charts, formatting, highlight, paging, views, views_steps
+from replay_site.store.states import cache_folder, code_digest
 
 # Texts longer than this are cut on the page; the full text is written beside it.
 OUTPUT_LIMIT = views_steps.FIELD_LIMIT
@@ -54,8 +54,8 @@ class PageNav:
 
 def themes_dir() -> Path:
     """Themes ship inside the wheel; in a source checkout they sit at the repo's top level."""
-    bundled = Path(__file__).parent / "themes"
-    return bundled if bundled.is_dir() else Path(__file__).resolve().parents[2] / "themes"
+    bundled = Path(__file__).parents[1] / "themes"
+    return bundled if bundled.is_dir() else Path(__file__).resolve().parents[3] / "themes"
 
 
 def theme_search_path(theme: str) -> list[Path]:

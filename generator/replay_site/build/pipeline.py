@@ -15,16 +15,29 @@ import gc
 import os
 import tempfile
 import time
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 
 import orjson
-
-from . import __version__, paging, search, spool, views
-from .cache import (
+from replay_site import __version__
+from replay_site.build import spool
+from replay_site.build.compare_pages import ComparePicker, write_comparisons
+from replay_site.build.executors import InlineExecutor, executor_for
+from replay_site.build.order import navigation, site_order
+from replay_site.build.session_files import write_session
+from replay_site.costs import PriceBook, pricing_source
+from replay_site.discover import DetectionMemory, discover, pick_readers
+from replay_site.figures.summary import SessionSummary, page_slug, summarize
+from replay_site.figures.totals import site_figures
+from replay_site.load import ReadOptions, failure, load_session, one_line, read_source
+from replay_site.model import Problem, Session, Step
+from replay_site.pages import paging, search, views
+from replay_site.pages.render import PageNav, Renderer, theme_search_path
+from replay_site.readers import SessionSource, registry
+from replay_site.redact import start_scanner
+from replay_site.store.cache import (
     BuildCache,
     FileState,
     file_states,
@@ -33,17 +46,8 @@ from .cache import (
     settings_key,
     with_digests,
 )
-from .compare_site import ComparePicker, write_comparisons
-from .costs import PriceBook, price_session, pricing_source
-from .discover import DetectionMemory, default_roots, discover, pick_readers
-from .model import Problem, Session, Step
-from .order import navigation, site_order
-from .publish import PublishError
-from .readers import SessionSource, registry
-from .redact import redact_session, start_scanner
-from .render import PageNav, Renderer, theme_search_path
-from .session_files import write_session
-from .site_record import (
+from replay_site.store.publish import PublishError
+from replay_site.store.states import (
     Listing,
     attach_digests,
     cache_path,
@@ -54,10 +58,7 @@ from .site_record import (
     tree_listing,
     unchanged_outputs,
 )
-from .summary import SessionSummary, page_slug, summarize
-from .totals import site_figures
-from .workers import InlineExecutor, executor_for
-from .writer import MANIFEST, FolderWriter, SiteWriter
+from replay_site.store.writer import MANIFEST, FolderWriter, SiteWriter
 
 Progress = Callable[[int, int], None]
 
@@ -75,6 +76,10 @@ class BuildOptions:
     incremental: bool = True  # reuse what the last build of the same folder learned (cache.py)
     force: bool = False  # build into a folder holding files replay-site did not write (kept as they are)
 
+    @property
+    def reading(self) -> ReadOptions:
+        return ReadOptions(self.format, self.prices, self.redact, self.redact_patterns)
+
 
 @dataclass
 class BuildResult:
@@ -85,31 +90,6 @@ class BuildResult:
     @property
     def steps(self) -> int:
         return sum(s.steps for s in self.summaries)
-
-
-def examples_dir() -> Path:
-    """The bundled example sessions: one clean, realistic session per format, package data
-    (tests/data holds the deliberately broken fixtures, never shipped)."""
-    return Path(__file__).parent / "examples"
-
-
-def default_sources(format_name: str = "auto") -> list[Path]:
-    return default_roots(pick_readers(format_name))
-
-
-def read_source(source: SessionSource, book: PriceBook | None, redact: bool = True,
-                redact_patterns: tuple[str, ...] = ()) -> tuple[list[Session], list[Problem]]:
-    """Read, price and (if asked) redact one source. A reader that fails is a reported
-    problem, never a failed build."""
-    try:
-        sessions = registry()[source.format].read(source)
-    except Exception as exc:  # a reader bug on one odd file must not cost the user the whole site
-        return [], [_failure("could not be read", exc, source.rel, "; skipped")]
-    for session in sessions:
-        price_session(session, book)
-        if redact:
-            redact_session(session, redact_patterns)
-    return sessions, []
 
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
@@ -204,7 +184,7 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
-    comparisons = write_comparisons(picker, renderer, writer, lambda ref: _load_one(ref, options))
+    comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
@@ -285,7 +265,7 @@ def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessi
     now) still gives its sessions, but no states, so that nothing is cached from it."""
     before = file_states(source.files)
     states = with_digests(before) if before else None
-    sessions, problems = read_source(source, options.prices, options.redact, options.redact_patterns)
+    sessions, problems = read_source(source, options.reading)
     if states is None or file_states(source.files) != before:
         states = None
     return sessions, problems, states
@@ -311,7 +291,7 @@ def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, 
                 problems.extend(session.problems)
                 picker.offer(source, session, slug, session is top)
     except Exception as exc:  # one odd source must not cost the user the whole site
-        return _Read([], [_failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
+        return _Read([], [failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
     return _Read(summaries, problems, picker, states, spool.write(spooled, Path(spool_folder) / f"{index}.pickle"))
 
 
@@ -353,12 +333,12 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
             nav, summary = unwritten.pop(slug)
             failed = write_session(writer, renderer, whole, pages, nav)
             if failed is not None:
-                problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({_detail(failed)})", head.source))
-                writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, _detail(failed)))
+                problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
+                writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
     except PublishError:  # the output folder failed: the build stops (writer.py)
         raise
     except Exception as exc:  # a damaged spool file: the source's pages not written become notices
-        sessions, detail = None, _failure("could not be read again", exc, source.rel).message
+        sessions, detail = None, failure("could not be read again", exc, source.rel).message
     finally:
         gc.unfreeze()
     if sessions is None:
@@ -368,26 +348,10 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     return writer.written, problems, True
 
 
-def _failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
-    return Problem("warning", f"{what} ({_detail(exc)}){then}", where)
-
-
-def _detail(exc: BaseException) -> str:
-    """An exception in one line, as warnings and notice pages show it."""
-    return traceback.format_exception_only(exc)[-1].strip()
-
-
 @lru_cache(maxsize=4)
 def _renderer(theme: str, title: str, pricing: str) -> Renderer:
     """One renderer per process and settings: building the jinja environment is not free."""
     return Renderer(theme, title, pricing)
-
-
-def _load_one(reference: str, options: BuildOptions) -> Session:
-    """A log named by --compare that is not among the built sources."""
-    from .catalog import load_session  # catalog builds on this module
-
-    return load_session(reference, [], options.format, options.prices, options.redact, options.redact_patterns)
 
 
 def sessions_json(summaries: list[SessionSummary], renderer: Renderer) -> bytes:

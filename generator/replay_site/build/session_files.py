@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from . import search, views
-from .model import Step
-from .publish import PublishError
-from .render import PageNav, Renderer
-from .writer import FolderWriter
+from replay_site.model import Step
+from replay_site.pages import search, views
+from replay_site.pages.render import PageNav, Renderer
+from replay_site.store.publish import PublishError
+from replay_site.store.writer import FolderWriter
 
 
 def write_session(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],

@@ -23,11 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
-from . import __version__
-from .model import Problem
-from .site_record import cache_path, code_digest, content_digest, replace_file, tree_digest
-from .summary import ModelFigures, SessionSummary
+from replay_site import __version__
+from replay_site.figures.summary import ModelFigures, SessionSummary
+from replay_site.model import Problem
+from replay_site.store.states import (
+    cache_path,
+    code_digest,
+    content_digest,
+    replace_file,
+    tree_digest,
+)
 
 # One file as a build saw it: [path, size, mtime_ns, inode, content digest].
 FileState = list

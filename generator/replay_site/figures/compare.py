@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
-from .model import CostTotal, Session, Step
+from replay_site.model import CostTotal, Session, Step
 
 RowStatus = Literal["same", "differs", "only_a", "only_b"]
 # Why two aligned steps differ, most fundamental first; the divergence names the first.

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .compare import Comparison
-from .formatting import cost_total, duration, money, step_cost, when
-from .formatting import outcome as outcome_label
-from .model import CostTotal, Session, Step
-from .summary import cost_usd, outcome
+from replay_site.figures.compare import Comparison
+from replay_site.figures.summary import cost_usd, outcome
+from replay_site.model import CostTotal, Session, Step
+from replay_site.pages.formatting import cost_total, duration, money, step_cost, when
+from replay_site.pages.formatting import outcome as outcome_label
 
 
 def _cut(text: str, limit: int) -> str:

@@ -21,9 +21,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
-
-from .ansi import for_terminal  # standard library only, like everything this module imports
-from .site_record import changed_files, code_digest, output_states, replace_file, site_record_path, tree_listing
+from replay_site.ansi import (
+    for_terminal,  # standard library only, like everything this module imports
+)
+from replay_site.store.states import (
+    changed_files,
+    code_digest,
+    output_states,
+    replace_file,
+    site_record_path,
+    tree_listing,
+)
 
 # build options that shape the site (-q/--quiet and -j/--jobs change no byte of it):
 # spelling -> name, and whether each takes a value
@@ -51,11 +59,11 @@ def main() -> None:
     started_ns = time.time_ns()
     try:
         if request is None:
-            from .cli import app
+            from replay_site.cli.app import app
 
             app()
         else:  # a command line understood here needs no typer (nor its ~0.1 s of parsing)
-            from .build_command import build
+            from replay_site.cli.build_command import build
 
             build(**request.arguments)
     except KeyboardInterrupt:  # as click ends a command on Ctrl-C
@@ -130,7 +138,7 @@ def _answer_unchanged(request: _Request) -> bool:
         return False
     if changed:
         if request.arguments["redact"] and sum(entry[1] for entry in changed) < _READ_HERE_BYTES:
-            from .redact.detect import start_scanner
+            from replay_site.redact.detect import start_scanner
 
             start_scanner()
         return False

@@ -1,0 +1,96 @@
+"""Sessions as a library: the one loading API. `ReadOptions` says how logs are read (which
+reader, which prices, whether credentials are redacted); `read_source` reads one discovered
+source, `iter_sessions` every session under some roots, `load_session` one by path, id or
+--last. The site builder and every command read through here, so all see the same figures.
+"""
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from replay_site.costs import PriceBook, price_session
+from replay_site.discover import DiscoveryError, default_roots, discover, pick_readers
+from replay_site.model import Problem, Session
+from replay_site.readers import SessionSource, registry
+from replay_site.redact import redact_session
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    format: str = "auto"  # a reader's name, or auto
+    prices: PriceBook | None = None  # overrides of the built-in price table (--prices)
+    redact: bool = True  # replace credentials in every text (redact/)
+    redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
+
+
+def examples_dir() -> Path:
+    """The bundled example sessions: one clean, realistic session per format, package data
+    (tests/data holds the deliberately broken fixtures, never shipped)."""
+    return Path(__file__).parent / "examples"
+
+
+def default_sources(format_name: str = "auto") -> list[Path]:
+    return default_roots(pick_readers(format_name))
+
+
+def read_source(source: SessionSource, options: ReadOptions) -> tuple[list[Session], list[Problem]]:
+    """Read, price and (if asked) redact one source. A reader that fails is a reported
+    problem, never a failed build."""
+    try:
+        sessions = registry()[source.format].read(source)
+    except Exception as exc:  # a reader bug on one odd file must not cost the user the whole site
+        return [], [failure("could not be read", exc, source.rel, "; skipped")]
+    for session in sessions:
+        price_session(session, options.prices)
+        if options.redact:
+            redact_session(session, options.redact_patterns)
+    return sessions, []
+
+
+def iter_sessions(roots: list[Path], options: ReadOptions = ReadOptions(),
+                  problems: list[Problem] | None = None) -> Iterator[Session]:
+    """Every session under `roots`, children included (parents first), read and priced
+    (and with credentials replaced when `options.redact`)."""
+    problems = [] if problems is None else problems
+    for source in discover(roots, pick_readers(options.format), problems):
+        sessions, failures = read_source(source, options)
+        problems.extend(failures)
+        for top in sessions:
+            yield from top.walk()
+
+
+def load_session(reference: str | None, roots: list[Path], options: ReadOptions = ReadOptions()) -> Session:
+    """One session: `reference` is a log path, a session id (or unique prefix), or None for
+    the most recently started session under `roots`."""
+    if reference and Path(reference).exists():
+        found = list(iter_sessions([Path(reference)], options))
+        if not found:
+            raise DiscoveryError(f"{reference}: no readable session found")
+        return found[0]
+    candidates = list(iter_sessions(roots, options))
+    if reference is None:
+        dated = [s for s in candidates if s.started_at and not s.parent_id]
+        if not dated:
+            raise DiscoveryError("no dated session found")
+        return max(dated, key=lambda s: (_sortable(s), s.id))
+    exact = [s for s in candidates if s.id == reference]
+    matches = exact or [s for s in candidates if s.id.startswith(reference)]
+    if len(matches) != 1:
+        reason = "no session" if not matches else f"{len(matches)} sessions"
+        raise DiscoveryError(f"{reason} with id {reference!r} under {', '.join(map(str, roots))}")
+    return matches[0]
+
+
+def failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
+    return Problem("warning", f"{what} ({one_line(exc)}){then}", where)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception in one line, as warnings and notice pages show it."""
+    return traceback.format_exception_only(exc)[-1].strip()
+
+
+def _sortable(session: Session) -> str:
+    return session.started_at.isoformat() if session.started_at else ""
