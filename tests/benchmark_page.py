@@ -20,9 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_long_session import write_long_claude_session  # noqa: E402
+from test_browser import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+
 from replay_site.build import pipeline as site  # noqa: E402
 from replay_site.pages import paging, search
-from test_browser import CHROMIUM, LAUNCH_ARGS  # noqa: E402
 
 
 def measure(browser, page_file: Path, runs: int) -> dict:

@@ -18,12 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_long_session import write_long_claude_session  # noqa: E402
+from sitetools import render_whole  # noqa: E402
+
 from replay_site.costs import price_session  # noqa: E402
 from replay_site.discover import discover, pick_readers  # noqa: E402
 from replay_site.figures.summary import page_slug, summarize  # noqa: E402
 from replay_site.pages import highlight, views  # noqa: E402
 from replay_site.readers import registry  # noqa: E402
-from sitetools import render_whole  # noqa: E402
 
 SPENT = {"markdown": 0.0, "pygments": 0.0, "view models": 0.0}
 

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from replay_site.build import pipeline as site
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -117,8 +118,9 @@ def test_sorting_the_index_by_cost_with_javascript(browser, built):
 
 
 def test_an_exported_replay_runs_its_inline_script_from_file(browser, tmp_path):
-    from replay_site.cli.app import app
     from typer.testing import CliRunner
+
+    from replay_site.cli.app import app
 
     out = tmp_path / "replay.html"
     data = Path(__file__).parent / "data" / "glue"

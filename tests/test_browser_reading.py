@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
+from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
+
 from replay_site.build import pipeline as site
 from replay_site.pages import paging
-from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 
 ROOT = Path(__file__).parent.parent
 LONG_STEPS = 460  # three pages of paging.PAGE_STEPS (200) steps

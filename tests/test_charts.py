@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from sitetools import soup
+
 from replay_site.build import pipeline as site
 from replay_site.figures.totals import Group
 from replay_site.model import Cost, CostTotal, Session, Step, ToolCall
 from replay_site.pages import charts, paging
 from replay_site.pages.render import Renderer
-from sitetools import soup
 
 SLUG = "long-0000"
 PAGE = paging.page_path(SLUG)

@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from replay_site.discover import find_sources
 from replay_site.model import Usage
 from replay_site.readers import SessionSource, registry

@@ -5,8 +5,9 @@ import json
 import re
 from pathlib import Path
 
-from replay_site.cli.app import app
 from typer.testing import CliRunner
+
+from replay_site.cli.app import app
 
 runner = CliRunner()
 README = Path(__file__).resolve().parents[1] / "README.md"

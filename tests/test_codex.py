@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from replay_site.discover import find_sources
 from replay_site.readers import SessionSource, registry
 from replay_site.readers.codex.outputs import classify

@@ -9,12 +9,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from sitetools import external_references, run_sitecheck, soup, step_numbers
+from typer.testing import CliRunner
+
 from replay_site.cli.app import app
 from replay_site.figures.compare import compare_sessions
 from replay_site.load import load_session
 from replay_site.model import Cost, Session, Step, ToolCall
-from sitetools import external_references, run_sitecheck, soup, step_numbers
-from typer.testing import CliRunner
 
 runner = CliRunner()
 PARENT = "rlm/generated/runs/run_20261122_155857_978574.jsonl"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import genai_prices
 import pytest
+
 from replay_site import costs
 from replay_site.costs import (
     PriceBook,

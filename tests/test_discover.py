@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from replay_site.discover import DiscoveryError, discover, find_sources, pick_readers
 from replay_site.readers import files
 

@@ -5,11 +5,12 @@ import base64
 import hashlib
 import json
 
-from replay_site.cli.app import app
-from replay_site.pages.render import OUTPUT_LIMIT
 from sitetools import external_references, soup, step_numbers
 from test_site import glue_session
 from typer.testing import CliRunner
+
+from replay_site.cli.app import app
+from replay_site.pages.render import OUTPUT_LIMIT
 
 runner = CliRunner()
 

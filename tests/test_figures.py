@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from figures import Tally, assert_figures, lines, summary_of
+
 from replay_site import load as catalog
 
 

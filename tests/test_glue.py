@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+
 from replay_site.discover import find_sources
 from replay_site.model import Session, ToolCall, Usage
 from replay_site.readers import SessionSource, registry

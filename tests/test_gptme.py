@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from replay_site.discover import find_sources
 from replay_site.readers import SessionSource
 from replay_site.readers.gptme.calls import parse_calls

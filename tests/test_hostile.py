@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from hostile import FOLDER, LITERAL, build_hostile_logs
-from replay_site.build import pipeline as site
 from test_browser import browser  # noqa: F401 - the shared Chromium fixture
+
+from replay_site.build import pipeline as site
 
 FORMATS = ("claude", "codex", "glue", "gptme", "rlm")
 INJECTED_TAGS = {"iframe", "object", "embed", "textarea", "xmp", "plaintext", "form", "base", "title", "style", "img"}
@@ -113,8 +114,9 @@ def test_no_payload_runs_in_chromium(browser, hostile_site):
 
 
 def test_terminal_commands_print_hostile_logs_without_raw_controls(tmp_path):
-    from replay_site.cli.app import app
     from typer.testing import CliRunner
+
+    from replay_site.cli.app import app
 
     runner = CliRunner()
     logs = build_hostile_logs(tmp_path / "logs")

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from replay_site.build import pipeline as site
 from replay_site.pages.render import Renderer
 

@@ -6,10 +6,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from sitetools import soup
+
 from replay_site.build import pipeline as site
 from replay_site.figures.summary import OUTCOMES, outcome
 from replay_site.model import Session, Step, ToolCall
-from sitetools import soup
 
 DATA = Path(__file__).parent / "data"
 

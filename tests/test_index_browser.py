@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from replay_site.build import pipeline as site
 from test_browser import browser  # noqa: F401 - the shared Chromium fixture
+
+from replay_site.build import pipeline as site
 
 # Every text of every chart SVG: its box in the SVG's own units, and the SVG's viewBox.
 TEXT_BOXES = """() => [...document.querySelectorAll('figure.chart > svg')].map(svg => ({

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from publishtools import DATA, copy_logs, siblings, snapshot
+
 from replay_site.build import pipeline as site
 from replay_site.store import publish
 from replay_site.store.cache import BuildCache

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+
 from replay_site.build import pipeline as site
 
 DATA = Path(__file__).parent / "data"

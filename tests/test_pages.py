@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
+from sitetools import render_whole, soup
+from test_site import glue_session
+
 from replay_site.build import pipeline as site
 from replay_site.diffs import diff_view
 from replay_site.discover import find_sources
 from replay_site.model import Cost, CostTotal, FileChange
 from replay_site.pages import formatting, paging
 from replay_site.pages.views_steps import FIELD_LIMIT, MAX_DEPTH
-from sitetools import render_whole, soup
-from test_site import glue_session
 
 LONG_STEPS = 9_050
 STEP_ID = re.compile(r'<li class="step[^"]*" id="step-(\d+)"')
@@ -182,8 +183,9 @@ class _Priced:
 
 
 def test_show_writes_step_costs_the_way_pages_do(data):
-    from replay_site.cli.app import app
     from typer.testing import CliRunner
+
+    from replay_site.cli.app import app
 
     shown = CliRunner().invoke(app, ["show", str(data / "claude" / "-home-dev-calc-demo" / "5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c.jsonl")])
     assert shown.exit_code == 0, shown.output
@@ -245,8 +247,9 @@ def test_every_text_is_capped_with_the_full_text_beside_the_page_and_depth_is_bo
 
 
 def test_export_of_a_long_session_is_one_page_with_every_step(tmp_path):
-    from replay_site.cli.app import app
     from typer.testing import CliRunner
+
+    from replay_site.cli.app import app
 
     log = write_long_claude_session(tmp_path / "logs" / "-home-dev-long" / "long.jsonl", 450)
     result = CliRunner().invoke(app, ["export", str(log), "-o", str(tmp_path / "one.html")])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from replay_site.discover import find_sources
 from replay_site.readers import registry
 from replay_site.readers.fields import count, first_request, title_from_prompt

@@ -4,13 +4,14 @@ from __future__ import annotations
 import json
 import re
 
+from secret_set import SECRETS
+from test_site import glue_session
+from typer.testing import CliRunner
+
 from replay_site.build import pipeline as site
 from replay_site.cli.app import app
 from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Variable
 from replay_site.redact import Detector, redact_session
-from secret_set import SECRETS
-from test_site import glue_session
-from typer.testing import CliRunner
 
 GITHUB, GITLAB, AWS = SECRETS["github-pat"], SECRETS["gitlab-pat"], SECRETS["aws-access-key-id"]
 runner = CliRunner()
@@ -161,3 +162,20 @@ def test_a_missing_scanner_stops_the_command_with_one_error_line(tmp_path, monke
         detect._load_scanner.cache_clear()
     assert result.exit_code == 1 and result.stderr.startswith("error: secret redaction needs kingfisher"), result.output
     assert not (tmp_path / "r.html").exists()
+
+
+def test_no_redact_counts_what_it_leaves_in_the_one_read_of_each_log(tmp_path, monkeypatch):
+    """The --no-redact warning comes from pass 1's read: each log is read once per build."""
+    line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
+    source = glue_session(tmp_path / "logs" / "s", [line])
+    reads: list[str] = []
+    original = site.read_source
+    monkeypatch.setattr(site, "read_source", lambda found, options: (reads.append(found.rel), original(found, options))[1])
+    result = runner.invoke(app, ["build", str(source), "--no-redact", "-o", str(tmp_path / "plain"), "-q", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert reads == ["s"]
+    # the token in the prompt and in the title made from it
+    assert "--no-redact: 2 likely secrets are left in the output" in result.stderr
+    # Answered from the cache the second time: the count comes with the cached summaries.
+    result = runner.invoke(app, ["build", str(source), "--no-redact", "-o", str(tmp_path / "plain"), "-q", "-j", "1", "--force"])
+    assert reads == ["s"] and "2 likely secrets" in result.stderr, result.stderr

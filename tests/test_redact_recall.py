@@ -15,8 +15,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from replay_site.build import pipeline as site
 from secret_set import NON_SECRETS, SECRETS
+
+from replay_site.build import pipeline as site
 
 SESSION = "9f1c2d3e-4a5b-4c6d-8e7f-0a1b2c3d4e5f"
 RED, RESET = "\x1b[31m", "\x1b[0m"

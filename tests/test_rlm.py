@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from replay_site.discover import find_sources
 from replay_site.model import Session
 from replay_site.readers import SessionSource, registry

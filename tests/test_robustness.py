@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from replay_site.discover import discover, find_sources
 from replay_site.readers import registry
 

@@ -6,10 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from sitetools import external_references, run_sitecheck, soup, step_numbers
+
 from replay_site.build import pipeline as site
 from replay_site.pages import search
 from replay_site.pages.render import OUTPUT_LIMIT
-from sitetools import external_references, run_sitecheck, soup, step_numbers
 
 
 @pytest.fixture(scope="module")
@@ -279,8 +280,9 @@ def test_a_partial_theme_overrides_what_it_ships_and_falls_back_for_the_rest(tmp
 
 
 def test_an_unknown_theme_is_a_clear_error(tmp_path):
-    from replay_site.cli.app import app
     from typer.testing import CliRunner
+
+    from replay_site.cli.app import app
 
     result = CliRunner().invoke(app, ["build", str(Path(__file__).parent / "data" / "glue"), "--theme", "nosuch", "-o", str(tmp_path / "s")])
     assert result.exit_code == 1 and "theme 'nosuch' not found" in result.stderr

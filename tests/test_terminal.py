@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 
-from replay_site.cli.app import app
 from typer.testing import CliRunner
+
+from replay_site.cli.app import app
 
 runner = CliRunner()
 SESSION = "glue/constructed/1789374063402-48211-1k2x9fq"

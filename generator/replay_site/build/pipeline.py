@@ -21,10 +21,12 @@ from functools import lru_cache, partial
 from pathlib import Path
 
 import orjson
+
 from replay_site import __version__
 from replay_site.build import spool
 from replay_site.build.compare_pages import ComparePicker, write_comparisons
 from replay_site.build.executors import InlineExecutor, executor_for
+from replay_site.build.options import DEFAULTS
 from replay_site.build.order import navigation, site_order
 from replay_site.build.session_files import write_session
 from replay_site.costs import PriceBook, pricing_source
@@ -36,7 +38,7 @@ from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, search, views
 from replay_site.pages.render import PageNav, Renderer, theme_search_path
 from replay_site.readers import SessionSource, registry
-from replay_site.redact import start_scanner
+from replay_site.redact import count_secrets, start_scanner
 from replay_site.store.cache import (
     BuildCache,
     FileState,
@@ -65,16 +67,18 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class BuildOptions:
-    format: str = "auto"
-    theme: str = "default"
-    title: str = "Agent sessions"
-    prices: PriceBook | None = None
+    """What shapes a build, with the command line's defaults (options.DEFAULTS)."""
+
+    format: str = DEFAULTS["format"]
+    theme: str = DEFAULTS["theme"]
+    title: str = DEFAULTS["title"]
+    prices: PriceBook | None = None  # the --prices file, loaded
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
-    jobs: int = 1  # worker processes; 0 = one per core when the build is large enough
-    redact: bool = True  # replace credentials in every text before rendering (redact/)
+    jobs: int = DEFAULTS["jobs"]  # worker processes; 0 = one per core when the build is large enough
+    redact: bool = DEFAULTS["redact"]  # replace credentials in every text before rendering (redact/)
     redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
-    incremental: bool = True  # reuse what the last build of the same folder learned (cache.py)
-    force: bool = False  # build into a folder holding files replay-site did not write (kept as they are)
+    incremental: bool = not DEFAULTS["full"]  # reuse what the last build of the same folder learned (cache.py)
+    force: bool = DEFAULTS["force"]  # build into a folder holding files replay-site did not write (kept as they are)
 
     @property
     def reading(self) -> ReadOptions:
@@ -90,6 +94,11 @@ class BuildResult:
     @property
     def steps(self) -> int:
         return sum(s.steps for s in self.summaries)
+
+    @property
+    def unredacted(self) -> int:
+        """Likely secrets a --no-redact build left in its pages."""
+        return sum(s.secrets_left for s in self.summaries)
 
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
@@ -286,6 +295,8 @@ def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, 
             for session in top.walk():
                 slug = page_slug(session, session.source)
                 summary = summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family)
+                if not options.redact:
+                    summary.secrets_left = count_secrets([session], options.redact_patterns)
                 summaries.append(summary)
                 spooled.append((session, views.digest(session, summary)))
                 problems.extend(session.problems)

@@ -1,14 +1,19 @@
 """The replay-site command line: parses options and calls the library, nothing more."""
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
+
 from replay_site import __version__, ansi, load
+from replay_site.build import options
 from replay_site.cli import build_command
 from replay_site.cli.build_command import (
     UsageMistake,
@@ -22,7 +27,6 @@ from replay_site.discover import DiscoveryError
 from replay_site.pages import standalone, terminal
 from replay_site.readers import registry
 from replay_site.redact import count_secrets
-from rich.markup import escape
 
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
@@ -32,15 +36,28 @@ app = typer.Typer(help="Turn AI coding agent session logs into a self-contained 
 def _flag(*decls: str, help: str):  # noqa: A002 - typer's own keyword
     return typer.Option(*decls, help=help, metavar="")
 
+
+
+def _annotation(option: options.Option) -> Any:
+    """The typer parameter of one row of the options table (build/options.py)."""
+    if option.kind in ("flag", "switch"):
+        return Annotated[bool, _flag(*option.flags, help=option.help)]
+    if option.kind == "repeat":
+        return Annotated[Optional[list[option.value_type]], typer.Option(*option.flags, help=option.help, show_default=False,
+                                                                          metavar=option.metavar)]
+    value_type = Optional[option.value_type] if option.default is None else option.value_type
+    return Annotated[value_type, typer.Option(*option.flags, help=option.help, min=option.minimum)]
+
+
 SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders; default: the agents' own log folders.", show_default=False)]
 SessionArg = Annotated[Optional[str], typer.Argument(help="A log path, or a session id (or unique id prefix) under --source.", show_default=False)]
 SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).", metavar="PATH")]
 LastOpt = Annotated[bool, _flag("--last", help="Take the most recently started session.")]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="Reader to use: auto or a name from `replay-site formats`.")]
-ThemeOpt = Annotated[str, typer.Option("--theme", help="Theme name (in themes/) or path to a theme folder.")]
-RedactOpt = Annotated[bool, _flag("--redact/--no-redact", help="Replace API keys, tokens, passwords and private keys in every text with [REDACTED:kind] (on by default).")]
-RedactPatternOpt = Annotated[Optional[list[str]], typer.Option("--redact-pattern", help="A regular expression to redact as well (its `secret` group, else the whole match); repeatable.", show_default=False, metavar="REGEX")]
-PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="TOML file of per-model prices that override or add to the built-in table.")]
+FormatOpt = _annotation(options.BY_NAME["format"])
+ThemeOpt = _annotation(options.BY_NAME["theme"])
+RedactOpt = _annotation(options.BY_NAME["redact"])
+RedactPatternOpt = _annotation(options.BY_NAME["redact_pattern"])
+PricesOpt = _annotation(options.BY_NAME["prices"])
 
 
 def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
@@ -89,24 +106,22 @@ def _write(out: Path, html: str) -> None:
         raise UsageMistake(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-@app.command()
-def build(
-    sources: SourcesArg = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("site"),
-    format_name: FormatOpt = "auto",
-    theme: ThemeOpt = "default",
-    title: Annotated[str, typer.Option("--title", help="Site title.")] = "Agent sessions",
-    prices: PricesOpt = None,
-    quiet: Annotated[bool, _flag("--quiet", "-q", help="Print only the summary line and errors.")] = False,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; 0 = one per core for large builds.", min=0)] = 0,
-    compare: Annotated[Optional[list[str]], typer.Option("--compare", help="A:B (log paths or session ids): add a page comparing them; repeatable.", show_default=False, metavar="A:B")] = None,
-    redact: RedactOpt = True,
-    redact_pattern: RedactPatternOpt = None,
-    full: Annotated[bool, _flag("--full", help="Read and render everything again, ignoring what the last build of this folder cached.")] = False,
-    force: Annotated[bool, _flag("--force", help="Build into a folder holding files replay-site did not write; they are kept.")] = False,
-) -> None:
+def build(sources: SourcesArg = None, **given: Any) -> None:
     """Build the report site: an index of sessions and one page per session."""
-    build_command.build(sources, out, format_name, theme, title, prices, quiet, jobs, compare, redact, redact_pattern, full, force)
+    build_command.build(sources, **given)
+
+
+def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
+    """`command` with the options table's parameters, as typer reads them from a signature."""
+    parameters = [inspect.Parameter("sources", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=SourcesArg)]
+    parameters += [inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
+                                     annotation=_annotation(option)) for option in options.BUILD]
+    command.__signature__ = inspect.Signature(parameters)
+    command.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
+    return command
+
+
+app.command()(_with_build_options(build))
 
 
 @app.command()

@@ -8,13 +8,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from replay_site import ansi, load
-from replay_site.build import pipeline
+from replay_site.build import options, pipeline
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
-from replay_site.redact import ScannerUnavailable, count_secrets
+from replay_site.redact import ScannerUnavailable
 from replay_site.store.publish import PublishError
 
 EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
@@ -105,20 +106,26 @@ def _build_roots(sources: list[Path] | None, format_name: str, quiet: bool) -> t
     return [examples], True
 
 
-def build(sources: list[Path] | None = None, out: Path = Path("site"), format_name: str = "auto", theme: str = "default",
-          title: str = "Agent sessions", prices_file: Path | None = None, quiet: bool = False, jobs: int = 0,
-          compare: list[str] | None = None, redact: bool = True, redact_pattern: list[str] | None = None,
-          full: bool = False, force: bool = False) -> None:
-    """Build the report site; a mistake the user can fix is an error line and SystemExit."""
+def build(sources: list[Path] | None = None, **given: Any) -> None:
+    """Build the report site; a mistake the user can fix is an error line and SystemExit.
+    `given` holds build options by their name in the options table (build/options.py)."""
+    unknown = set(given) - set(options.DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown build options: {', '.join(sorted(unknown))}")
+    chosen = {**options.DEFAULTS, **given}
+    quiet, out = chosen["quiet"], Path(chosen["out"])
     with user_errors(), output_errors():
-        roots, examples = _build_roots(sources, format_name, quiet)
-        options = pipeline.BuildOptions(format=format_name, theme=theme, title=EXAMPLES_TITLE if examples and title == "Agent sessions" else title,
-                                    prices=prices(prices_file), compare=list(compare or []), jobs=jobs, redact=redact,
-                                    redact_patterns=patterns(redact_pattern), incremental=not full, force=force)
+        roots, examples = _build_roots(sources, chosen["format"], quiet)
+        title = EXAMPLES_TITLE if examples and chosen["title"] == options.DEFAULTS["title"] else chosen["title"]
+        build_options = pipeline.BuildOptions(format=chosen["format"], theme=chosen["theme"], title=title,
+                                              prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),
+                                              jobs=chosen["jobs"], redact=chosen["redact"],
+                                              redact_patterns=patterns(chosen["redact_pattern"]),
+                                              incremental=not chosen["full"], force=chosen["force"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
-            result = pipeline.build(roots, out, options, progress)
-        if not redact:
-            warn_unredacted(count_secrets(list(load.iter_sessions(roots, load.ReadOptions(format_name, options.prices, redact=False)))))
+            result = pipeline.build(roots, out, build_options, progress)
+    if not chosen["redact"]:
+        warn_unredacted(result.unredacted)
     if not quiet:
         for problem in result.problems:
             say(f"warning: {problem}", err=True)

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
-from replay_site.ansi import (
-    for_terminal,  # standard library only, like everything this module imports
-)
+
+# standard library only, like everything this module imports
+from replay_site.ansi import for_terminal
+from replay_site.build import options
 from replay_site.store.states import (
     changed_files,
     code_digest,
@@ -33,11 +34,6 @@ from replay_site.store.states import (
     tree_listing,
 )
 
-# build options that shape the site (-q/--quiet and -j/--jobs change no byte of it):
-# spelling -> name, and whether each takes a value
-_BUILD_OPTIONS = {"-o": ("out", True), "--out": ("out", True), "-f": ("format", True), "--format": ("format", True),
-                  "--theme": ("theme", True), "--title": ("title", True), "--prices": ("prices", True),
-                  "--redact": ("redact", False), "--no-redact": ("redact", False)}
 # Logs changed by fewer bytes than this are read by the build's own process (no workers:
 # workers.BYTES_PER_WORKER is as large), which will need the secret scanner.
 _READ_HERE_BYTES = 16 << 20
@@ -79,7 +75,7 @@ def _build_request(argv: list[str]) -> _Request | None:
     and `-q --out site` are the same build."""
     if not argv or argv[0] != "build":
         return None
-    sources, options, quiet, jobs = [], {}, False, 0
+    sources, given = [], {}
     arguments = iter(argv[1:])
     for argument in arguments:
         if not argument.startswith("-"):
@@ -88,34 +84,24 @@ def _build_request(argv: list[str]) -> _Request | None:
         spelling, has_value, value = argument.partition("=")
         if has_value and not spelling.startswith("--"):
             return None  # click reads `-o=x` as the value "=x"; not worth copying
-        if spelling in ("-q", "--quiet") and not has_value:
-            quiet = True
-            continue
-        if spelling in ("-j", "--jobs"):
-            if not has_value and (value := next(arguments, None)) is None:
-                return None
-            if not value.isdigit():  # not a count: typer's error message
-                return None
-            jobs = int(value)
-            continue
-        if spelling not in _BUILD_OPTIONS:
+        option = options.BY_SPELLING.get(spelling)
+        if option is None or not option.fast:
             return None  # --full, --compare, --help, typos: typer's business
-        name, takes_value = _BUILD_OPTIONS[spelling]
-        if not takes_value:
+        if option.kind in ("flag", "switch"):
             if has_value:
                 return None
-            value = spelling
-        elif not has_value and (value := next(arguments, None)) is None:
+            given[option.name] = not spelling.startswith("--no-")
+            continue
+        if not has_value and (value := next(arguments, None)) is None:
             return None
-        options[name] = value
+        if option.value_type is int and not value.isdigit():
+            return None  # not a count: typer's error message
+        given[option.name] = option.value_type(value)
     environment = sorted((k, v) for k, v in os.environ.items() if _FOLDER_VARIABLES.search(k))
-    key = orjson.dumps([os.getcwd(), environment, sources, sorted(options.items())]).decode()
-    out = Path(options.get("out", "site"))
-    build = {"sources": [Path(source) for source in sources] or None, "out": out, "quiet": quiet, "jobs": jobs,
-             "format_name": options.get("format", "auto"), "theme": options.get("theme", "default"),
-             "title": options.get("title", "Agent sessions"), "redact": options.get("redact") != "--no-redact",
-             "prices_file": Path(options["prices"]) if "prices" in options else None}
-    return _Request(key, out, quiet, build)
+    meaning = sorted((name, str(value)) for name, value in given.items() if options.BY_NAME[name].shapes_site)
+    key = orjson.dumps([os.getcwd(), environment, sources, meaning]).decode()
+    build = {**options.DEFAULTS, **given, "sources": [Path(source) for source in sources] or None}
+    return _Request(key, build["out"], build["quiet"], build)
 
 
 def _answer_unchanged(request: _Request) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import orjson
+
 from replay_site.model import CostTotal, Session, Usage
 
 
@@ -75,9 +76,14 @@ class SessionSummary:
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
     child_steps: dict[str, int] = field(default_factory=dict)
+    # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
+    # never published).
+    secrets_left: int = 0
 
     def to_json(self) -> dict:
-        return orjson.loads(orjson.dumps(self))  # as asdict() would, at a tenth of its cost
+        document = orjson.loads(orjson.dumps(self))  # as asdict() would, at a tenth of its cost
+        del document["secrets_left"]
+        return document
 
 
 def page_slug(session: Session, source_rel: str) -> str:

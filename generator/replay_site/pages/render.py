@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 from markupsafe import Markup
+
 from replay_site import __version__
 from replay_site.figures.compare import Comparison
 from replay_site.figures.summary import SessionSummary

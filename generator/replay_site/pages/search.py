@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
+
 from replay_site import ansi
 from replay_site.figures.summary import SessionSummary
 from replay_site.model import Step, ToolCall

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
 from replay_site import __version__
 from replay_site.figures.summary import ModelFigures, SessionSummary
 from replay_site.model import Problem
