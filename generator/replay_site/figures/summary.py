@@ -11,6 +11,7 @@ from datetime import datetime
 
 import orjson
 
+from replay_site.figures.ledger import files_changed, ledger
 from replay_site.model import CostTotal, Session, Usage
 
 
@@ -76,6 +77,10 @@ class SessionSummary:
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
     child_steps: dict[str, int] = field(default_factory=dict)
+    # The files the session changed ({path, added, removed, steps}) and its shell commands
+    # ({run, failed}): figures/ledger.py.
+    files_changed: list[dict] = field(default_factory=list)
+    commands: dict[str, int] = field(default_factory=lambda: {"run": 0, "failed": 0})
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
@@ -167,6 +172,7 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
     cost = session.cost
     with_children = session.cost_with_children
     usage_with_children = session.usage_with_children
+    touched = ledger(session)
     return SessionSummary(
         id=session.id,
         format=session.format,
@@ -211,4 +217,6 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         by_model=by_model(session),
         child_steps=child_steps(session),
         redactions=dict(session.redactions),
+        files_changed=files_changed(touched),
+        commands={"run": len(touched.commands), "failed": touched.failed_commands},
     )
