@@ -19,10 +19,11 @@ from markupsafe import Markup
 
 from replay_site import __version__
 from replay_site.figures.compare import Comparison
+from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
 from replay_site.model import Session, Step
-from replay_site.pages import charts, formatting, highlight, paging, views, views_steps
+from replay_site.pages import charts, formatting, highlight, paging, views, views_audit, views_steps
 from replay_site.store.states import cache_folder, code_digest
 
 # Texts longer than this are cut on the page; the full text is written beside it.
@@ -140,6 +141,10 @@ class Renderer:
             day_charts=charts.day_charts(figures.by_day),
             comparisons=comparisons,
         )
+
+    def files_page(self, files: list[ChangedFile]) -> str:
+        """files.html: every file a session changed, with its sessions and steps."""
+        return self.env.get_template("files.html").render(root="", rows=views_audit.files_page_rows(files))
 
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline

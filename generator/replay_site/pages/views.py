@@ -15,9 +15,11 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay_site.figures.failures import WhatWentWrong, what_went_wrong
+from replay_site.figures.ledger import Ledger, ledger
 from replay_site.figures.summary import SessionSummary
 from replay_site.model import Fact, Problem, Session, Step
-from replay_site.pages import charts, formatting, paging
+from replay_site.pages import charts, formatting, paging, views_audit
 from replay_site.pages.formatting import CostText
 from replay_site.pages.views_steps import (
     LinkView,
@@ -137,6 +139,9 @@ class PageView:
     prev: LinkView | None
     next: LinkView | None
     charts: list[Any] = field(default_factory=list)
+    # The first page's audit blocks: what went wrong (sessions with a failure) and the ledger.
+    card: views_audit.CardView | None = None
+    ledger: views_audit.LedgerView | None = None
 
 
 def header(session: Session, summary: SessionSummary, standalone: bool) -> Header:
@@ -263,12 +268,14 @@ class SessionDigest:
     header: Header
     index: SessionIndex
     charts: list[Any]  # the first page's charts; their links to steps are `#step-N` until placed
+    ledger: Ledger
+    wrong: WhatWentWrong | None
 
 
 def digest(session: Session, summary: SessionSummary, standalone: bool = False) -> SessionDigest:
     shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
     return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
-                         session_index(session), shown)
+                         session_index(session), shown, ledger(session), what_went_wrong(session))
 
 
 def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[Step], nav: Any,
@@ -312,4 +319,6 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
         page_links=page_links, steps=steps, index=[(view, nav_label(view)) for view in steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,
         children=[link for link in children.values() if link], prev=prev_link, next=next_link,
+        card=views_audit.card_view(whole.wrong, href) if page == 1 and whole.wrong else None,
+        ledger=views_audit.ledger_view(whole.ledger, href) if page == 1 and (whole.ledger.files or whole.ledger.commands) else None,
     )
