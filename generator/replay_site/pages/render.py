@@ -23,7 +23,7 @@ from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
 from replay_site.model import Session, Step
-from replay_site.pages import charts, formatting, highlight, paging, views, views_audit, views_steps
+from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_steps
 from replay_site.store.states import cache_folder, code_digest
 
 # Texts longer than this are cut on the page; the full text is written beside it.
@@ -92,7 +92,9 @@ class Renderer:
         self.search_path = theme_search_path(theme)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader([p / "templates" for p in self.search_path]),
-            autoescape=True,
+            # Every page is HTML-escaped; only the Markdown export (session.md) is not, and
+            # pages/markdown.py escapes what it prints for Markdown instead.
+            autoescape=jinja2.select_autoescape(disabled_extensions=("md",), default_for_string=True, default=True),
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -157,13 +159,17 @@ class Renderer:
             inline=self.inline_assets() if root is None else None,
         )
 
-    def standalone_session_page(self, session: Session, summary: SessionSummary) -> str:
+    def standalone_session_page(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
         """One session as a single HTML file to attach to a bug report: CSS and JS inline,
         every step on one page, texts uncut (there is no folder beside it), no links to
-        pages that are not in it."""
-        layout = views.Layout("", len(session.steps), single=True)
+        pages that are not in it. `part_of`: the session is a part (figures/parts.py) of a
+        session of that many steps."""
+        first = session.steps[0].number if session.steps else 1
+        layout = views.Layout("", len(session.steps), single=True, first=first)
         side = views.SideFiles("", None)
         whole = views.digest(session, summary, standalone=True)
+        if part_of is not None:
+            whole.header.part = views.part_note(range(first, first + len(session.steps)), part_of)
         ((_, html),) = self._session_pages(whole, [session.steps], None, layout, side, None, self.inline_assets())
         return html
 
@@ -178,6 +184,12 @@ class Renderer:
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline)
         if number != layout.pages:
             raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
+
+    def markdown_session(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
+        """One session (or part) as Markdown, for trackers that take it (session.md)."""
+        first = session.steps[0].number if session.steps else 1
+        part = views.part_note(range(first, first + len(session.steps)), part_of) if part_of is not None else None
+        return self.env.get_template("session.md").render(doc=markdown_export.document(session, summary, part))
 
     def inline_assets(self) -> InlineAssets:
         """The theme's CSS (with pygments') and JS for inline <style> and <script> blocks.

@@ -41,6 +41,7 @@ class Layout:
     slug: str
     steps: int
     single: bool = False
+    first: int = 1  # a single page of part of a session starts at its first step's number
     _prefixes: dict[tuple[int, str], str] = field(default_factory=dict, repr=False)
 
     @property
@@ -54,7 +55,7 @@ class Layout:
         return 1 if self.single else paging.page_of(step)
 
     def steps_of(self, page: int) -> range:
-        return range(1, self.steps + 1) if self.single else paging.page_range(page, self.steps)
+        return range(self.first, self.first + self.steps) if self.single else paging.page_range(page, self.steps)
 
     def step_href(self, step: int, from_path: str) -> str:
         """paging.step_href, with each page-to-page link worked out once (pages link to the
@@ -114,6 +115,11 @@ class Header:
     children_not_exported: int
     redactions: list[tuple[str, str]]
     priced: bool
+    part: str | None = None  # an export of some steps: which, of how many
+
+
+def part_note(steps: range, total: int) -> str:
+    return f"steps {steps.start:,}–{steps.stop - 1:,} of {total:,}"
 
 
 @dataclass
