@@ -1,0 +1,59 @@
+"""What an auditor sees in Chromium: the index's leading columns on screen at desktop and
+phone sizes, and the ledger and the "what went wrong" card on a session page."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_browser import browser  # noqa: F401 - the shared Chromium fixture
+
+from replay_site.build import pipeline as site
+
+DATA = Path(__file__).parent / "data"
+RECOVER_ID = "d5000000-0000-4000-8000-00000000000a"
+
+
+@pytest.fixture(scope="module")
+def audit_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("audit-browser-site")
+    site.build([DATA], out, site.BuildOptions())
+    return out
+
+
+def _page_of(out: Path, session_id: str) -> Path:
+    sessions = json.loads((out / "sessions.json").read_text())["sessions"]
+    return out / next(s["page"] for s in sessions if s["id"] == session_id)
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_title_outcome_cost_and_errors_are_on_screen(browser, audit_site, width, height):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto((audit_site / "index.html").as_uri())
+    boxes = page.evaluate("""() => [...document.querySelectorAll('table.session-table thead th')].map(th => {
+        const box = th.getBoundingClientRect(); return [th.textContent.trim(), box.left, box.right, box.top, box.bottom]; })""")
+    scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
+    page.close()
+    leading = {name: box for name, *box in boxes if name in ("Title", "Outcome", "Cost", "Errors")}
+    assert set(leading) == {"Title", "Outcome", "Cost", "Errors"}
+    for name, (left, right, top, bottom) in leading.items():
+        assert 0 <= left and right <= width and 0 <= top and bottom <= height, (name, left, right, top, bottom)
+    assert scroll_width <= width  # the page itself never scrolls sideways; the table scrolls in its box
+
+
+def test_the_card_and_the_ledger_are_seen_before_the_steps_and_sort(browser, audit_site):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(_page_of(audit_site, RECOVER_ID).as_uri())
+    card, first_step = page.locator("#what-went-wrong"), page.locator("#step-1")
+    assert card.is_visible() and page.locator("#ledger").is_visible()
+    assert card.bounding_box()["y"] < first_step.bounding_box()["y"]
+    assert page.locator("#ledger").bounding_box()["y"] < first_step.bounding_box()["y"]
+    # JS sorts the commands: by exit code, descending after two clicks (the failed pytest, exit 1, first)
+    header = page.locator("#ledger-commands th", has_text="Exit")
+    header.click()
+    header.click()
+    assert page.locator("#ledger-commands tbody tr td.command").first.inner_text() == "python -m pytest -q"
+    # the card's jump lands on the failed step
+    card.locator("a", has_text="#4").first.click()
+    assert page.evaluate("() => location.hash") == "#step-4"
+    page.close()
