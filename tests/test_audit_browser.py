@@ -2,28 +2,11 @@
 phone sizes, and the ledger and the "what went wrong" card on a session page."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from test_audit import _entry, audit_site  # noqa: F401 - the site of tests/data, built once per module
 from test_browser import browser  # noqa: F401 - the shared Chromium fixture
 
-from replay_site.build import pipeline as site
-
-DATA = Path(__file__).parent / "data"
 RECOVER_ID = "d5000000-0000-4000-8000-00000000000a"
-
-
-@pytest.fixture(scope="module")
-def audit_site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("audit-browser-site")
-    site.build([DATA], out, site.BuildOptions())
-    return out
-
-
-def _page_of(out: Path, session_id: str) -> Path:
-    sessions = json.loads((out / "sessions.json").read_text())["sessions"]
-    return out / next(s["page"] for s in sessions if s["id"] == session_id)
 
 
 @pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
@@ -43,7 +26,7 @@ def test_title_outcome_cost_and_errors_are_on_screen(browser, audit_site, width,
 
 def test_the_card_and_the_ledger_are_seen_before_the_steps_and_sort(browser, audit_site):  # noqa: F811
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(_page_of(audit_site, RECOVER_ID).as_uri())
+    page.goto((audit_site / _entry(audit_site, RECOVER_ID)["page"]).as_uri())
     card, first_step = page.locator("#what-went-wrong"), page.locator("#step-1")
     assert card.is_visible() and page.locator("#ledger").is_visible()
     assert card.bounding_box()["y"] < first_step.bounding_box()["y"]

@@ -21,7 +21,7 @@ from replay_site.pages.views_steps import bounded
 # What starts markup anywhere in a line (emphasis, code, links, raw HTML, entities, tables),
 # and what starts it only at the start of a line (headings, quotes, lists, setext rules).
 _INLINE = re.compile(r"([\\`*_\[\]<>|~&])")
-_LINE_START = re.compile(r"^(\s*\d*)([-+#>=.)])", re.M)
+_LINE_START = re.compile(r"^(\s*\d*)([-+#>=.)])", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
 
 
