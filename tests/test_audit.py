@@ -247,3 +247,23 @@ def test_markdown_escaping_keeps_log_text_as_written():
     assert plain("<img src=x onerror=alert(1)> [a](javascript:x) *b*") == r"\<img src=x onerror=alert(1)\> \[a\](javascript:x) \*b\*"
     assert plain("# not a heading\n1. not a list") == "\\# not a heading\n1\\. not a list"
     assert fenced("a ```` b") == "`````\na ```` b\n`````"
+
+
+def test_summaries_from_the_build_cache_give_the_same_audit_files(tmp_path):
+    import shutil
+
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "claude", logs / "claude")
+    shutil.copytree(DATA / "gptme", logs / "gptme")
+    out = tmp_path / "site"
+    site.build([logs], out, site.BuildOptions())
+    first = {name: (out / name).read_bytes() for name in ("sessions.json", "sessions.csv", "files.html")}
+    # another source changes, so the site files are written again from the cached summaries
+    shutil.rmtree(logs / "gptme" / "native-notes")
+    site.build([logs], out, site.BuildOptions())
+    again = json.loads((out / "sessions.json").read_text())["sessions"]
+    before = json.loads(first["sessions.json"])["sessions"]
+    kept = [s for s in before if s["source"] != "gptme/native-notes/conversation.jsonl"]
+    assert len(kept) == len(before) - 1 and again == kept
+    assert (out / "files.html").read_bytes() != first["files.html"]  # native-notes' count.txt is gone
+    assert "count.txt" not in (out / "files.html").read_text()

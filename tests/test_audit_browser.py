@@ -40,3 +40,18 @@ def test_the_card_and_the_ledger_are_seen_before_the_steps_and_sort(browser, aud
     card.locator("a", has_text="#4").first.click()
     assert page.evaluate("() => location.hash") == "#step-4"
     page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violations_in_the_audit_blocks(browser, audit_site, scheme):  # noqa: F811
+    pytest.importorskip("axe_playwright_python")
+    from test_browser_reading import serious_violations
+
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    found = {}
+    for name in (_entry(audit_site, RECOVER_ID)["page"], "files.html", "index.html"):
+        page.goto((audit_site / name).as_uri())
+        found[name] = serious_violations(page)
+    context.close()
+    assert all(not violations for violations in found.values()), found

@@ -108,6 +108,6 @@ def document(session: Session, summary: SessionSummary, part: str | None) -> Mar
     ]
     wrong = what_went_wrong(session)
     card = views_audit.card_view(wrong, lambda number: "") if wrong else None
-    verdict = plain(f"{card.verdict.capitalize()}. {card.what}: {card.action}") if card else None
+    verdict = plain(f"{card.verdict} {card.what}: {card.action}") if card else None
     return MarkdownDocument(plain(summary.title), facts, part, verdict,
                             [_step(step, session.local_time) for step in session.steps])

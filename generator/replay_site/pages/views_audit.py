@@ -70,7 +70,7 @@ class CardView:
     action: str
     tail: str
     next: tuple[Jump, str] | None
-    verdict: str  # "failed at #4, fixed at #7, passing again at #8"
+    verdict: str  # "Failed at #4, fixed at #7, passing again at #8."
     recovered: bool
     fixed: tuple[Jump, str] | None
     passed: tuple[Jump, str] | None
@@ -112,7 +112,7 @@ def _then(aftermath: Aftermath | None, href: StepHref) -> tuple[Jump, str] | Non
 
 def card_view(found: WhatWentWrong, href: StepHref) -> CardView:
     first = found.first
-    verdict = [f"failed at #{first.step}"]
+    verdict = [f"Failed at #{first.step}"]
     if found.fixed:
         verdict.append(f"fixed at #{found.fixed.step}")
     if found.passed:
@@ -124,7 +124,7 @@ def card_view(found: WhatWentWrong, href: StepHref) -> CardView:
     return CardView(
         step=_jump(first.step, href), what=first.tool if first.tool == STEP_ERROR else f"{first.tool} {first.kind}",
         action=short(first.action, COMMAND_CHARS), tail="\n".join(first.tail), next=_then(found.next, href),
-        verdict=", ".join(verdict), recovered=found.recovered, fixed=_then(found.fixed, href),
+        verdict=", ".join(verdict) + ".", recovered=found.recovered, fixed=_then(found.fixed, href),
         passed=_then(found.passed, href), passed_label="Recovered" if first.tool == STEP_ERROR else "Passing again", groups=groups,
     )
 
