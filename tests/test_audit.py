@@ -236,9 +236,9 @@ def test_export_to_md_writes_markdown(tmp_path):
     assert text.startswith("# Make the parser tests pass: parse('') must return 0, not raise.\n")
     assert "<" not in text.replace("\\<", "")  # no raw HTML from the page template
     assert [line for line in text.splitlines() if line.startswith("## ")] == [
-        "## #3 · user · 2025-10-01 10:00:10 UTC",
-        "## #4 · assistant · 2025-10-01 10:00:12 UTC · claude-sonnet-4-5-20250929 · ≈ $0.0009",
-        "## #5 · assistant · 2025-10-01 10:00:16 UTC · claude-sonnet-4-5-20250929 · ≈ $0.0009",
+        "## #3 · user · 2025-11-03 08:00:10 UTC",
+        "## #4 · assistant · 2025-11-03 08:00:12 UTC · claude-sonnet-4-5-20250929 · ≈ $0.0009",
+        "## #5 · assistant · 2025-11-03 08:00:16 UTC · claude-sonnet-4-5-20250929 · ≈ $0.0009",
     ]
     assert "```bash\npython -m pytest -q\n```" in text
 
