@@ -2,7 +2,8 @@
 
 Worked out from the model alone (FileChange and ToolCall), so every reader that records an
 edit as a FileChange (Edit/MultiEdit/Write/NotebookEdit, apply_patch, gptme save/patch/append,
-Glue edit, rlm write) is in it without knowing the format. A read is a call whose tool is
+Glue edit, rlm write_file/patch_file) is in it without knowing the format; a failed call's
+edit is left out, since it changed nothing. A read is a call whose tool is
 named like one (Read, read_file, …) and names a path: the model has no other mark for it.
 """
 from __future__ import annotations
@@ -104,7 +105,8 @@ def ledger(session: Session) -> Ledger:
         for call in step.tool_calls:
             if call.orphan:
                 continue
-            for change in call.changes:
+            # a failed edit changed nothing (old_string not found, a path refused)
+            for change in [] if call.is_error else call.changes:
                 counts = diff_view(change)
                 touch = _touch(files, change.path, _ACTION_OF_CHANGE.get(change.kind, "modified"), step.number)
                 if change.kind == "rename" and change.new_path:
