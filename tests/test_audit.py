@@ -267,3 +267,13 @@ def test_summaries_from_the_build_cache_give_the_same_audit_files(tmp_path):
     assert len(kept) == len(before) - 1 and again == kept
     assert (out / "files.html").read_bytes() != first["files.html"]  # native-notes' count.txt is gone
     assert "count.txt" not in (out / "files.html").read_text()
+
+
+def test_the_ledger_tables_stop_at_their_row_limit(monkeypatch):
+    from replay_site.pages import views_audit
+
+    monkeypatch.setattr(views_audit, "LEDGER_ROWS", 2)
+    # the recover fixture: 3 commands, 2 files
+    view = views_audit.ledger_view(ledger(load_session(str(RECOVER), [])), lambda n: f"#step-{n}")
+    assert [row.step.number for row in view.commands] == [4, 8] and view.commands_left == "the first 2 of 3 commands"
+    assert len(view.files) == 2 and view.files_left is None

@@ -15,6 +15,9 @@ from replay_site.pages import formatting, paging
 # A command is shown by its first line, this long at most (the step holds all of it).
 COMMAND_CHARS = 160
 ACTION_CHARS = 120
+# Rows of each ledger table on the page: past this, the first page of a long session would
+# grow with its length; the rest are on their steps.
+LEDGER_ROWS = 1_000
 
 StepHref = Callable[[int], str]
 
@@ -54,6 +57,8 @@ class LedgerView:
     commands: list[CommandRow]
     files_line: str  # "2 files changed, 1 read"
     commands_line: str  # "3 commands, 1 failed"
+    files_left: str | None  # "the first 1,000 of 1,234 files" when the table is cut
+    commands_left: str | None
 
 
 @dataclass
@@ -92,18 +97,22 @@ def _jump(number: int, href: StepHref) -> Jump:
 
 def ledger_view(found: Ledger, href: StepHref) -> LedgerView:
     files = [FileRow(t.path, t.action, f"+{t.added:,}" if t.changed else "", f"−{t.removed:,}" if t.changed else "",
-                     t.added, t.removed, [_jump(n, href) for n in t.steps]) for t in found.files]
+                     t.added, t.removed, [_jump(n, href) for n in t.steps]) for t in found.files[:LEDGER_ROWS]]
     commands = [CommandRow(short(run.command, COMMAND_CHARS), "—" if run.exit_code is None else str(run.exit_code),
                            -1 if run.exit_code is None else run.exit_code, run.failed,
                            formatting.duration(run.duration_s), -1 if run.duration_s is None else run.duration_s, _jump(run.step, href))
-                for run in found.commands]
+                for run in found.commands[:LEDGER_ROWS]]
     changed = len(found.changed_files)
     read = len(found.files) - changed
     files_line = ", ".join(part for part in (formatting.counted(changed, "file") + " changed" if changed else "",
                                              f"{read:,} read" if read else "") if part)
     failed = found.failed_commands
     commands_line = formatting.counted(len(found.commands), "command") + (f", {failed:,} failed" if failed else "")
-    return LedgerView(files, commands, files_line, commands_line)
+    return LedgerView(files, commands, files_line, commands_line, _left(len(found.files), "file"), _left(len(found.commands), "command"))
+
+
+def _left(total: int, noun: str) -> str | None:
+    return f"the first {LEDGER_ROWS:,} of {total:,} {noun}s" if total > LEDGER_ROWS else None
 
 
 def _then(aftermath: Aftermath | None, href: StepHref) -> tuple[Jump, str] | None:
