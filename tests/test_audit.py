@@ -277,3 +277,11 @@ def test_the_ledger_tables_stop_at_their_row_limit(monkeypatch):
     view = views_audit.ledger_view(ledger(load_session(str(RECOVER), [])), lambda n: f"#step-{n}")
     assert [row.step.number for row in view.commands] == [4, 8] and view.commands_left == "the first 2 of 3 commands"
     assert len(view.files) == 2 and view.files_left is None
+
+
+def test_line_counts_tell_file_headers_from_lines_starting_with_dashes():
+    # outside a hunk "---"/"+++" name the files; inside one (its counts not used up: 2 old,
+    # 2 new lines) "----x" removes the line "---x" and "++++y" adds "+++y"
+    change = FileChange("a", diff="--- a\n+++ a\n@@ -1,2 +1,2 @@\n----x\n++++y\n same\n\\ No newline at end of file\n")
+    assert change.line_counts == (1, 1)
+    assert [kind for kind, _ in change.line_kinds()] == ["file", "file", "hunk", "del", "add", "ctx", "file"]

@@ -6,6 +6,8 @@ derived from its steps, never stored twice, so they cannot disagree.
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -14,6 +16,8 @@ StepKind = Literal["user", "assistant", "context", "event"]
 CostSource = Literal["log", "estimate", "unknown"]
 ChangeKind = Literal["add", "modify", "delete", "rename"]
 ProblemKind = Literal["bad_line", "unknown_event", "warning"]
+DiffLine = Literal["hunk", "file", "add", "del", "ctx"]
+HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass(slots=True)
@@ -124,6 +128,43 @@ class FileChange:
     kind: ChangeKind = "modify"
     diff: str = ""
     new_path: str | None = None
+
+    def line_kinds(self) -> Iterator[tuple[DiffLine, str]]:
+        """Each line of the diff with what it is. Inside a hunk, a line starting `---`/`+++`
+        is a removed/added line whose text begins with `--`/`++`; it is a file header only
+        outside hunks (a hunk ends when its line counts are used up). A hunk header without
+        numbers (legacy edits) runs to the next header. "\\ No newline at end of file" is
+        a note ("file"), not a line of the file."""
+        old_left = new_left = 0
+        open_ended = False
+        for line in self.diff.splitlines():
+            in_hunk = open_ended or old_left > 0 or new_left > 0
+            if line.startswith("@@"):
+                start = HUNK_HEADER.match(line)
+                open_ended = start is None
+                if start:
+                    old_left, new_left = int(start.group(2) or 1), int(start.group(4) or 1)
+                yield "hunk", line
+            elif (not in_hunk and line.startswith(("+++", "---"))) or line.startswith("\\"):
+                yield "file", line
+            elif line.startswith("+"):
+                new_left -= 1
+                yield "add", line
+            elif line.startswith("-"):
+                old_left -= 1
+                yield "del", line
+            else:
+                old_left, new_left = old_left - 1, new_left - 1
+                yield "ctx", line
+
+    @property
+    def line_counts(self) -> tuple[int, int]:
+        """(lines added, lines removed)."""
+        added = removed = 0
+        for kind, _ in self.line_kinds():
+            added += kind == "add"
+            removed += kind == "del"
+        return added, removed
 
 
 @dataclass(slots=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay_site.diffs import diff_view
 from replay_site.model import Session, ToolCall
 
 # How a session left a file (see _then for a file touched several ways).
@@ -107,12 +106,12 @@ def ledger(session: Session) -> Ledger:
                 continue
             # a failed edit changed nothing (old_string not found, a path refused)
             for change in [] if call.is_error else call.changes:
-                counts = diff_view(change)
+                added, removed = change.line_counts
                 touch = _touch(files, change.path, _ACTION_OF_CHANGE.get(change.kind, "modified"), step.number)
                 if change.kind == "rename" and change.new_path:
                     touch = _touch(files, change.new_path, "created", step.number)
-                touch.added += counts.added
-                touch.removed += counts.removed
+                touch.added += added
+                touch.removed += removed
             if (path := read_path(call)) is not None:
                 _touch(files, path, "read", step.number)
             if is_command(call):
