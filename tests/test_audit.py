@@ -285,3 +285,15 @@ def test_line_counts_tell_file_headers_from_lines_starting_with_dashes():
     change = FileChange("a", diff="--- a\n+++ a\n@@ -1,2 +1,2 @@\n----x\n++++y\n same\n\\ No newline at end of file\n")
     assert change.line_counts == (1, 1)
     assert [kind for kind, _ in change.line_kinds()] == ["file", "file", "hunk", "del", "add", "ctx", "file"]
+
+
+def test_a_change_after_the_command_passed_again_is_no_fix():
+    # #1 `pytest` fails, #2 `pytest -x` passes, #3 an edit: passing again at #2, nothing fixed
+    def bash(command: str, code: int | None) -> ToolCall:
+        return ToolCall("Bash", code=command, language="bash", exit_code=code, is_error=bool(code))
+
+    session = Session("s", "test", steps=[Step("assistant", tool_calls=[call]) for call in (
+        bash("pytest", 1), bash("pytest -x", 0), ToolCall("Edit", changes=[FileChange("a.py", diff="+x\n")]))])
+    session.number_steps()
+    wrong = what_went_wrong(session)
+    assert (wrong.passed.step, wrong.fixed) == (2, None)

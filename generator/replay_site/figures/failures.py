@@ -3,9 +3,9 @@ session recovered, and its errors grouped by tool and kind. From the model alone
 
 The failure that mattered is the first failed shell command (a test run, a build), since
 a failed read or search is usually the agent feeling its way; without one, the first step
-error (an API error), else the first failed call. It counts as fixed at the first later
-step that changed a file, and as passing again where the same command (by its program:
-`python -m pytest -q` and `pytest tests/` are both pytest) next succeeded.
+error (an API error), else the first failed call. It counts as passing again where the same
+command (by its program: `python -m pytest -q` and `pytest tests/` are both pytest) next
+succeeded, and as fixed at the first later step that changed a file, when that came before.
 """
 from __future__ import annotations
 
@@ -182,6 +182,8 @@ def what_went_wrong(session: Session) -> WhatWentWrong | None:
             fixed = Aftermath(step.number, call_action(call))
         if passed is None and first.key[0] != "step" and not _failed(call) and not call.orphan and _key(call) == first.key:
             passed = Aftermath(step.number, call_action(call))
+    if fixed and passed and fixed.step > passed.step:
+        fixed = None  # it passed before anything was changed: no fix to name
     if first.key[0] == "step":
         later = next((step for step in session.steps[first.step:] if step.kind == "assistant" and not step.error), None)
         passed = Aftermath(later.number, _first_line(later.text or later.title or "a reply")) if later else None
