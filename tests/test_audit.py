@@ -297,3 +297,21 @@ def test_a_change_after_the_command_passed_again_is_no_fix():
     session.number_steps()
     wrong = what_went_wrong(session)
     assert (wrong.passed.step, wrong.fixed) == (2, None)
+
+
+def test_export_around_error_of_a_session_without_one_is_a_mistake(tmp_path):
+    # claude/-home-dev-named: 3 steps, no failed call, no error
+    clean = DATA / "claude/-home-dev-named/c7000000-0000-4000-8000-000000000010.jsonl"
+    result = runner.invoke(app, ["export", str(clean), "--around-error", "-o", str(tmp_path / "x.html")])
+    assert result.exit_code == 2 and "no failure" in result.stderr and not (tmp_path / "x.html").exists()
+
+
+def test_markdown_says_which_images_it_leaves_out(tmp_path):
+    from replay_site.figures.summary import summarize
+    from replay_site.model import Image
+    from replay_site.pages.markdown_export import document
+
+    session = Session("s", "test", steps=[Step("user", text="look", images=[Image("image/png", "AAAA")] * 2)])
+    session.number_steps()
+    [step] = document(session, summarize(session, "Test", "", ""), None).steps
+    assert step.blocks == ["*2 images not included in Markdown: see the HTML export.*"]

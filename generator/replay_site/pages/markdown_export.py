@@ -74,7 +74,14 @@ def _call(call: ToolCall) -> CallBlock:
         block.blocks.append(fenced(f"--- {change.path}\n+++ {change.new_path or change.path}\n{change.diff}", "diff"))
     if call.output:
         block.blocks.append(fenced(ansi.plain(call.output)))
+    if call.images:
+        block.blocks.append(_images_left_out(len(call.images)))
     return block
+
+
+def _images_left_out(count: int) -> str:
+    """Images stay out of Markdown (a tracker would not show a data: URI); the note says so."""
+    return f"*{formatting.counted(count, 'image')} not included in Markdown: see the HTML export.*"
 
 
 def _step(step: Step, local_time: bool) -> StepBlock:
@@ -91,6 +98,8 @@ def _step(step: Step, local_time: bool) -> StepBlock:
         blocks.append("Thinking:\n\n" + fenced(step.thinking))
     if step.error:
         blocks.append("Error:\n\n" + fenced(step.error))
+    if step.images:
+        blocks.append(_images_left_out(len(step.images)))
     text = step.text or step.title or ""
     return StepBlock(" · ".join(parts), plain(text), blocks, [_call(call) for call in step.tool_calls])
 
