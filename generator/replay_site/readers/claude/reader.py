@@ -23,7 +23,7 @@ from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.claude.dag import Row, abandoned_lines, outlines, parent_of
 from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
-from replay_site.readers.files import Head, open_regular, read_head
+from replay_site.readers.files import Head, open_log, plain_name, read_head
 from replay_site.readers.jsonl import iter_objects, kind_of, objects_again
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
@@ -67,7 +67,7 @@ class ClaudeReader(FileReader):
             else:
                 yield SessionSource(self.name, root, root, tuple(_agents_of(root, sniffed)))
             return
-        files = {path: found[path] for path in sorted(found) if path.suffix == ".jsonl"}
+        files = {path: found[path] for path in sorted(found) if plain_name(path).suffix == ".jsonl"}
         claimed: set[Path] = set()
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
         main_ids = {_session_id(path, files[path]) for path in mains}
@@ -149,7 +149,7 @@ def _is_agent(path: Path, sniffed: Sniffed) -> bool:
 
 def _session_id(path: Path, sniffed: Sniffed) -> str:
     value = sniffed.line.get("sessionId")
-    return value if isinstance(value, str) and value else path.stem
+    return value if isinstance(value, str) and value else plain_name(path).stem
 
 
 def _agent_files_by_folder(files: dict[Path, Sniffed]) -> dict[Path, list[Path]]:
@@ -158,7 +158,7 @@ def _agent_files_by_folder(files: dict[Path, Sniffed]) -> dict[Path, list[Path]]
     rebuild of a large corpus half a second)."""
     folders: dict[Path, list[Path]] = {}
     for path in sorted(files):
-        if path.name.startswith("agent-") and path.suffix == ".jsonl":
+        if path.name.startswith("agent-") and plain_name(path).suffix == ".jsonl":
             folders.setdefault(path.parent, []).append(path)
     return folders
 
@@ -179,7 +179,7 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
         named = [i for i in info.session_ids if main_ids is None or i in main_ids]
         if session_id in named and (main_ids is None or named[-1] == session_id):
             yield candidate
-    for folder in dict.fromkeys((main.stem, session_id)):
+    for folder in dict.fromkeys((plain_name(main).stem, session_id)):
         for candidate in listed(main.parent / folder / "subagents"):
             if (known.get(candidate) if known is not None else sniff(candidate)):
                 yield candidate
@@ -195,7 +195,7 @@ def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains
     wanted: dict[Path, dict[str, Path]] = {}
     for agent in agents:
         agent_id = files[agent].line.get("agentId")
-        agent_id = agent_id if isinstance(agent_id, str) and agent_id else agent.stem.removeprefix("agent-")
+        agent_id = agent_id if isinstance(agent_id, str) and agent_id else plain_name(agent).stem.removeprefix("agent-")
         wanted.setdefault(_project_dir(agent), {})[agent_id] = agent
     found: dict[Path, Path] = {}
     for main in mains:
@@ -203,7 +203,7 @@ def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains
         if not pending:
             continue
         try:
-            with open_regular(main) as handle:
+            with open_log(main) as handle:
                 for raw in handle:
                     if b'"agentId"' not in raw:
                         continue
@@ -320,9 +320,9 @@ def _session(path: Path, rows: list[Row], steps: list[Step], label: str, agent_i
     def last(key: str) -> Any:
         return next((obj[key] for _, obj in reversed(rows) if isinstance(obj.get(key), str) and obj[key]), None)
 
-    session_id = last("sessionId") or path.stem
+    session_id = last("sessionId") or plain_name(path).stem
     if agent_id is None and path.name.startswith("agent-") and (last("agentId") or any(o.get("isSidechain") is True for _, o in rows)):
-        agent_id = last("agentId") or path.stem.removeprefix("agent-")
+        agent_id = last("agentId") or plain_name(path).stem.removeprefix("agent-")
     session = Session(
         # A subagent shares its parent's sessionId, so its own id adds the agent's.
         id=f"{session_id}-agent-{agent_id}" if agent_id else session_id,
@@ -383,12 +383,14 @@ def _project_summaries(folder: str) -> dict[str, str]:
     """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
     title into another session's file. Only lines mentioning "summary" are parsed, so this is cheap."""
     found: dict[str, str] = {}
-    for path in sorted(Path(folder).glob("*.jsonl")):
+    for path in sorted(Path(folder).glob("*.jsonl*")):
+        if plain_name(path).suffix != ".jsonl":
+            continue
         try:
-            with open_regular(path) as handle:
+            with open_log(path) as handle:
                 if not _mentions(handle, _SUMMARY_MARKS):
                     continue
-                handle.seek(0)
+            with open_log(path) as handle:  # a decompressed stream cannot seek back
                 for raw in handle:
                     if not any(mark in raw for mark in _SUMMARY_MARKS):
                         continue

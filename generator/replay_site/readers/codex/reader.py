@@ -18,7 +18,7 @@ from replay_site.model import Problem, Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.codex.build import Builder
 from replay_site.readers.codex.shapes import Record, load_records, shape_of
-from replay_site.readers.files import Head
+from replay_site.readers.files import Head, plain_name
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:')
@@ -37,7 +37,7 @@ def _parent_thread(meta: dict[str, Any]) -> str | None:
 
 def _detect(path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
     """(session id, meta, size) of a Codex file from its head alone; None when it is not Codex."""
-    if path.suffix == ".json":
+    if plain_name(path).suffix == ".json":
         if not _TS_HEAD.match(head.data[:256]):
             return None
         found = _UUID.search(path.name)

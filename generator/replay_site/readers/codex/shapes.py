@@ -17,6 +17,7 @@ from typing import Any
 from replay_site.model import Problem
 from replay_site.readers import jsonl
 from replay_site.readers.jsonl import kind_of
+from replay_site.readers.files import plain_name
 from replay_site.readers.timestamps import utc_time
 
 ENVELOPE_KINDS = frozenset(
@@ -77,7 +78,7 @@ def shape_of(first: dict[str, Any] | None) -> str | None:
 
 def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record]:
     """Every line (or TS item) of one file as envelope records; bad lines become Problems."""
-    if path.suffix == ".json":
+    if plain_name(path).suffix == ".json":
         return _ts_records(path, label, problems)
     records: list[Record] = []
     shape: str | None = None
