@@ -8,6 +8,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import orjson
 
@@ -76,6 +77,8 @@ class SessionSummary:
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
     child_steps: dict[str, int] = field(default_factory=dict)
+    # Pull requests the log says the session opened: [{number, url, repository}].
+    pull_requests: list[dict[str, Any]] = field(default_factory=list)
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
@@ -211,4 +214,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         by_model=by_model(session),
         child_steps=child_steps(session),
         redactions=dict(session.redactions),
+        pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],
     )

@@ -12,21 +12,19 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from replay_site.model import Fact, Problem, Session, Step
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.claude.dag import Row, abandoned_lines, outlines, parent_of
+from replay_site.readers.claude.meta import META_KINDS, SessionMeta
 from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
 from replay_site.readers.files import Head, open_log, plain_name, read_head
 from replay_site.readers.jsonl import iter_objects, kind_of, objects_again
 
-CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
+CONVERSATION_KINDS = frozenset({"user", "assistant", "system"}) | META_KINDS
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
 # which duplicates the subagent's own transcript): nothing a reader of the session needs to see.
 IGNORED_KINDS = {
@@ -37,6 +35,9 @@ IGNORED_KINDS = {
 }
 CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
 SNIFF_LINES = 30
+# A Workflow run's spine (`{"type":"started"|"result","key","agentId"}` lines, no times): its
+# agents' own transcripts say all it says, so it is claimed with them and not shown.
+JOURNAL = "journal.jsonl"
 
 
 class ClaudeReader(FileReader):
@@ -69,7 +70,8 @@ class ClaudeReader(FileReader):
             return
         files = {path: found[path] for path in sorted(found) if plain_name(path).suffix == ".jsonl"}
         claimed: set[Path] = set()
-        mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
+        journals = [path for path in files if plain_name(path).name == JOURNAL and _workflow_run(path)]
+        mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed) and path not in journals]
         main_ids = {_session_id(path, files[path]) for path in mains}
         agent_files = _agent_files_by_folder(files)
         related: dict[Path, list[Path]] = {}
@@ -80,6 +82,11 @@ class ClaudeReader(FileReader):
         for agent, main in _named_by_task_results(unlinked, files, mains).items():
             related[main].append(agent)
             claimed.add(agent)
+        for journal in journals:
+            main = next((main for main in mains if any(p.parent == journal.parent for p in related[main])), None)
+            if main is not None:
+                related[main].append(journal)
+                claimed.add(journal)
         for path in mains:
             yield SessionSource(self.name, path, root, tuple(related[path]))
         for path in unlinked:
@@ -93,17 +100,20 @@ class ClaudeReader(FileReader):
         main_rows, inline = _split_sidechains(rows)
         session, builder = _build(source.path, label, main_rows, problems)
         project = _project_dir(source.path)
-        children = [_build(source.path, label, agent_rows, [], agent_id)[0] for agent_id, agent_rows in inline.items()]
+        children = [(*_build(source.path, label, agent_rows, [], agent_id), None, None) for agent_id, agent_rows in inline.items()]
         for path in source.related:
+            if plain_name(path).name == JOURNAL and _workflow_run(path):
+                continue
             child_label, child_problems = source.label(path), []
             child_rows = outlines(iter_objects(path, child_problems, child_label))
-            child = _build(path, child_label, child_rows, child_problems)[0]
-            read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
-            children.append(child)
+            child, child_builder = _build(path, child_label, child_rows, child_problems)
+            tool_use_id = read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
+            children.append((child, child_builder, tool_use_id, _workflow_run(path)))
         # Subagents in the order they ran (file names are random ids); undated ones last.
-        children.sort(key=lambda child: (child.started_at is None, child.started_at.isoformat() if child.started_at else ""))
-        for child in children:
-            _adopt(session, builder, child)
+        children.sort(key=lambda each: (each[0].started_at is None, each[0].started_at.isoformat() if each[0].started_at else ""))
+        owners = [(session, builder)] + [(child, child_builder) for child, child_builder, _, _ in children]
+        for child, _, tool_use_id, run in children:
+            _adopt(session, owners, child, tool_use_id, run)
         read_stored_outputs(session, source.path)
         for each in session.walk():
             # The index groups sessions by project: the folder Claude Code named after the cwd.
@@ -125,6 +135,8 @@ class Sniffed:
 def sniff_head(head: Head) -> Sniffed | None:
     """The first Claude Code line of a file (a dict with type and ids), or None when it is not one."""
     objects = head.objects(SNIFF_LINES)
+    if _workflow_run(head.path) and plain_name(head.path).name == JOURNAL and objects and _is_journal_line(objects[0]):
+        return Sniffed(objects[0], ())
     for obj in objects:
         if kind_of(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
             if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
@@ -141,6 +153,10 @@ def sniff(path: Path) -> Sniffed | None:
         return sniff_head(read_head(path))
     except OSError:
         return None
+
+
+def _is_journal_line(obj: dict[str, Any]) -> bool:
+    return obj.get("type") in ("started", "result") and "agentId" in obj and "key" in obj
 
 
 def _is_agent(path: Path, sniffed: Sniffed) -> bool:
@@ -180,9 +196,13 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
         if session_id in named and (main_ids is None or named[-1] == session_id):
             yield candidate
     for folder in dict.fromkeys((plain_name(main).stem, session_id)):
-        for candidate in listed(main.parent / folder / "subagents"):
-            if (known.get(candidate) if known is not None else sniff(candidate)):
-                yield candidate
+        subagents = main.parent / folder / "subagents"
+        runs = sorted(folder for folder in agent_files if folder.parent == subagents / "workflows") if agent_files is not None \
+            else sorted(path for path in (subagents / "workflows").glob("*") if path.is_dir())
+        for folder_of_agents in (subagents, *runs):
+            for candidate in listed(folder_of_agents):
+                if (known.get(candidate) if known is not None else sniff(candidate)):
+                    yield candidate
 
 
 _AGENT_ID = re.compile(rb'"agentId"\s*:\s*"([\w-]{1,100})"')
@@ -217,8 +237,19 @@ def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains
 
 
 def _project_dir(path: Path) -> Path:
-    # <project>/<session>/subagents/agent-x.jsonl belongs to <project>, not to "subagents".
+    # <project>/<session>/subagents/agent-x.jsonl belongs to <project>, not to "subagents";
+    # so does <project>/<session>/subagents/workflows/<run>/agent-x.jsonl.
+    if _workflow_run(path):
+        return path.parents[4]
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
+
+
+def _workflow_run(path: Path) -> str | None:
+    """The Workflow run whose agent `path` is (`…/subagents/workflows/<run>/agent-x.jsonl`)."""
+    parents = path.parents
+    if len(parents) > 4 and parents[1].name == "workflows" and parents[2].name == "subagents":
+        return parents[0].name
+    return None
 
 
 def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]:
@@ -229,42 +260,56 @@ def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]
     main: list[Row] = []
     inline: dict[str, list[Row]] = defaultdict(list)
     sidechain = {obj["uuid"]: obj for _, obj in rows if obj.get("isSidechain") is True and isinstance(obj.get("uuid"), str)}
+    written = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
     roots: dict[str, str] = {}
+    last: str | None = None
     for row in rows:
         if row[1].get("isSidechain") is True:
             # One child per sidechain root: each Task run starts a tree of its own, and old
-            # versions wrote no agentId to tell two runs apart.
-            inline[_sidechain_key(row[1], sidechain, roots)].append(row)
+            # versions wrote no agentId to tell two runs apart. A line whose parent is not in
+            # the file at all (a retry or progress line left out) goes on the run written
+            # last, rather than starting a child of its own.
+            key = _sidechain_key(row[1], sidechain, roots, written)
+            last = key = key if key is not None or last is None else last
+            inline[key or _own_key(row[1])].append(row)
         else:
             main.append(row)
     return main, dict(inline)
 
 
-def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str]) -> str:
-    """The agentId of the sidechain's root line, else the root's uuid."""
+def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str],
+                   written: set[str]) -> str | None:
+    """The agentId of the sidechain's root line, else the root's uuid; None when the walk up
+    reaches a parent the file does not hold (and no agentId says whose line it is)."""
     path, current = [], obj
     while True:
         uuid = current.get("uuid")
         if isinstance(uuid, str) and uuid in roots:
-            key = roots[uuid]
+            key: str | None = roots[uuid]
             break
         parent = parent_of(current)
         if parent is None or parent not in sidechain or parent in path:
             agent = current.get("agentId") or obj.get("agentId")
-            key = str(agent) if agent else (uuid if isinstance(uuid, str) else "sidechain")
+            missing = parent is not None and parent not in written
+            key = str(agent) if agent else (None if missing else _own_key(current))
             break
         path.append(uuid)
         current = sidechain[parent]
-    for uuid in path:
-        if isinstance(uuid, str):
-            roots[uuid] = key
+    if key is not None:
+        for uuid in path:
+            if isinstance(uuid, str):
+                roots[uuid] = key
     return key
+
+
+def _own_key(obj: dict[str, Any]) -> str:
+    uuid = obj.get("uuid")
+    return uuid if isinstance(uuid, str) else "sidechain"
 
 
 def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:
     builder = StepBuilder(label, abandoned_lines(rows))
-    summaries: dict[str, str] = {}
-    custom_title = ""
+    meta = SessionMeta()
     turn_seconds: list[float] = []
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
@@ -280,11 +325,8 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
                     turn_seconds.append(obj["durationMs"] / 1000)
             else:
                 builder.system(number, obj)
-        elif kind == "summary":
-            if isinstance(obj.get("leafUuid"), str) and isinstance(obj.get("summary"), str):
-                summaries[obj["leafUuid"]] = obj["summary"]
-        elif kind == "custom-title":
-            custom_title = obj.get("customTitle") if isinstance(obj.get("customTitle"), str) else custom_title
+        elif kind in META_KINDS:
+            meta.take(kind, obj)
         elif kind == "attachment":
             attachment = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
             builder.stub(number, obj, f"Attachment: {attachment.get('type', 'unknown')}", kind="context")
@@ -309,9 +351,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
         session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))
     session.problems = problems + builder.problems
     uuids = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
-    leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
-    owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
-    session.title = (owned[-1] if owned else "") or custom_title or first_prompt(session.steps) or session.id
+    meta.apply(session, path, uuids, first_prompt(session.steps))
     session.outcome = outcome_of(session.steps)
     return session, builder
 
@@ -338,17 +378,35 @@ def _session(path: Path, rows: list[Row], steps: list[Step], label: str, agent_i
     return session
 
 
-def _adopt(parent: Session, builder: StepBuilder, child: Session) -> None:
-    """Nest a subagent under its parent and link it from the Task call that spawned it."""
+def _adopt(main: Session, owners: list[tuple[Session, StepBuilder]], child: Session,
+           tool_use_id: str | None, run: str | None) -> None:
+    """Nest a subagent under the session whose call spawned it (the main session, or another
+    subagent for a nested one) and link it from that call: a Workflow run's agents from the
+    Workflow call, others from the Task/Agent call that their meta.json or their agentId
+    names, else (old logs) from the main session's Task call that has their first prompt."""
+    agent_id = child.id.rpartition("-agent-")[2]
+    parent, link = main, None
+    for owner, owner_builder in owners:
+        if owner is child:
+            continue
+        found = (owner_builder.workflow_calls.get(run) if run else None) or owner_builder.agent_calls.get(agent_id) \
+            or (owner_builder.spawn_calls.get(tool_use_id) if tool_use_id else None)
+        if found:
+            parent, link = owner, found
+            break
     child.parent_id, child.relation = parent.id, "subagent"
     parent.children.append(child)
-    agent_id = child.id.rpartition("-agent-")[2]
-    link = builder.agent_calls.get(agent_id)
+    if run and link:
+        # One Workflow call starts many agents: the first is the call's link, each one the step's.
+        call, step = link
+        call.child_session_id = call.child_session_id or child.id
+        step.child_session_ids.append(child.id)
+        return
     if link is None:
         # Older Task results carry no agentId: the call whose prompt is the subagent's first prompt spawned it.
         prompt = next((step.text for step in child.steps if step.kind == "user"), None)
         link = next(
-            ((call, step) for step in parent.steps for call in step.tool_calls
+            ((call, step) for step in main.steps for call in step.tool_calls
              if call.child_session_id is None and isinstance(call.arguments, dict) and prompt
              and call.arguments.get("prompt") == prompt),
             None,
@@ -360,49 +418,6 @@ def _adopt(parent: Session, builder: StepBuilder, child: Session) -> None:
         description = call.arguments.get("description") if isinstance(call.arguments, dict) else None
         if isinstance(description, str) and description and child.title == first_prompt(child.steps):
             child.title = description
-
-
-_SUMMARY_MARKS = (b'"type":"summary"', b'"type": "summary"')
-
-
-def _mentions(handle, marks: tuple[bytes, ...], block: int = 1 << 20) -> bool:
-    """Whether the file holds any of `marks`, read in blocks (most files hold none: one
-    search per block costs far less than going through their lines)."""
-    overlap = max(map(len, marks)) - 1
-    tail = b""
-    while data := handle.read(block):
-        window = tail + data
-        if any(mark in window for mark in marks):
-            return True
-        tail = window[-overlap:]
-    return False
-
-
-@lru_cache(maxsize=64)
-def _project_summaries(folder: str) -> dict[str, str]:
-    """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
-    title into another session's file. Only lines mentioning "summary" are parsed, so this is cheap."""
-    found: dict[str, str] = {}
-    for path in sorted(Path(folder).glob("*.jsonl*")):
-        if plain_name(path).suffix != ".jsonl":
-            continue
-        try:
-            with open_log(path) as handle:
-                if not _mentions(handle, _SUMMARY_MARKS):
-                    continue
-            with open_log(path) as handle:  # a decompressed stream cannot seek back
-                for raw in handle:
-                    if not any(mark in raw for mark in _SUMMARY_MARKS):
-                        continue
-                    try:
-                        obj = orjson.loads(raw)
-                    except orjson.JSONDecodeError:
-                        continue
-                    if isinstance(obj, dict) and isinstance(obj.get("leafUuid"), str) and isinstance(obj.get("summary"), str):
-                        found[obj["leafUuid"]] = obj["summary"]
-        except OSError:
-            continue
-    return found
 
 
 READER = ClaudeReader()
