@@ -108,3 +108,21 @@ def test_v2_child_without_a_prompt_is_titled_by_the_task_its_parent_sent(tmp_pat
     [child] = READER.read(SessionSource("codex", path, tmp_path))
     assert child.title == "run ruff on src/"
     assert [s.title for s in child.steps][:2] == ["Copied from thread root-1", "Message from /root to /root/lint_check"]
+
+
+def test_v2_spawn_call_links_its_child_by_task_name(tmp_path):
+    """No event and no agent_id output: the spawn call's task_name is the last part of the child's agent_path."""
+    def line(kind, payload):
+        return json.dumps({"timestamp": "2026-09-01T10:00:05.000Z", "type": kind, "payload": payload})
+    (tmp_path / "root.jsonl").write_text("\n".join([
+        line("session_meta", {"id": "root-1", "timestamp": "2026-09-01T09:00:00Z"}),
+        line("response_item", {"type": "function_call", "name": "spawn_agent", "call_id": "c1",
+                               "arguments": json.dumps({"task_name": "lint_check", "message": "run ruff"})}),
+        line("response_item", {"type": "function_call_output", "call_id": "c1", "output": "spawned /root/lint_check"}),
+    ]) + "\n")
+    spawn = {"thread_spawn": {"parent_thread_id": "root-1", "depth": 1, "agent_path": "/root/lint_check"}}
+    (tmp_path / "child.jsonl").write_text(line("session_meta", {"id": "child-1", "source": {"subagent": spawn}}) + "\n"
+                                          + line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run ruff"}]}) + "\n")
+    parent = read_family(tmp_path)
+    [call] = [c for s in parent.steps for c in s.tool_calls]
+    assert call.child_session_id == "child-1" == parent.children[0].id

@@ -41,6 +41,12 @@ def parent_thread(meta: dict[str, Any]) -> str | None:
     return str(parent) if parent else None
 
 
+def agent_path(meta: dict[str, Any]) -> str:
+    """A MultiAgent V2 child's address (`/root/lint_check`), or ""."""
+    value = _thread_spawn(meta).get("agent_path") or meta.get("agent_path")
+    return value if isinstance(value, str) else ""
+
+
 def forked_from(meta: dict[str, Any]) -> str | None:
     """The thread whose history was copied into this one (top level, or in its thread_spawn)."""
     value = meta.get("forked_from_id") or _thread_spawn(meta).get("forked_from_id")

@@ -17,7 +17,7 @@ from replay_site.model import Problem, Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.codex.agents import copied_step
 from replay_site.readers.codex.build import Builder
-from replay_site.readers.codex.forks import copies_history, forked_from, is_subagent, own_start, parent_thread
+from replay_site.readers.codex.forks import agent_path, copies_history, forked_from, is_subagent, own_start, parent_thread
 from replay_site.readers.codex.shapes import Record, load_records, shape_of
 from replay_site.readers.files import Head, plain_name
 
@@ -141,11 +141,27 @@ class CodexReader(FileReader):
             parent = sessions.get(parent_id or "")
             if parent is not None and parent is not session:
                 parent.children.append(session)
+                _link_by_task_name(parent, session, meta)
             else:
                 roots.append(session)
         if roots:
             roots[0].problems[:0] = notes
         return roots
+
+
+def _link_by_task_name(parent: Session, child: Session, meta: dict[str, Any]) -> None:
+    """MultiAgent V2 addresses a child by path (`/root/lint_check`), named by the spawn call's
+    `task_name`: the link when no event or output gave the child's thread id."""
+    task = agent_path(meta).rpartition("/")[2]
+    if not task or any(call.child_session_id == child.id for step in parent.steps for call in step.tool_calls):
+        return
+    for step in parent.steps:
+        for call in step.tool_calls:
+            if call.name == "spawn_agent" and call.child_session_id is None and isinstance(call.arguments, dict) \
+                    and call.arguments.get("task_name") == task:
+                call.child_session_id = child.id
+                step.child_session_ids.append(child.id)
+                return
 
 
 def _ident(records: list[Record], path: Path) -> str:
