@@ -143,3 +143,37 @@ def test_pull_request_is_a_link_in_the_header_and_in_the_summary(data, tmp_path)
     assert [(pr.title, pr.href) for pr in view.pull_requests] == [("#142 dev/v21", "https://github.com/dev/v21/pull/142")]
     session.pull_requests = [PullRequest("javascript:alert(1)", 1, None)]
     assert [(pr.title, pr.href) for pr in header(session, summary, standalone=False).pull_requests] == [("#1 (javascript:alert(1))", "")]
+
+
+def test_background_agent_notification_is_context_and_the_agent_a_linked_child(tmp_path):
+    """A run_in_background Agent call: its result says async_launched with the agentId; the agent's
+    file is in subagents/; its completion arrives later as a <task-notification> user line."""
+    session_id = "s-bg"
+    def row(uuid, parent, kind, content, **extra):
+        message = {"role": kind, "content": content}
+        if kind == "assistant":
+            message.update(id=f"m-{uuid}", model="claude-opus-4-5-20251101")
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": session_id, "isSidechain": False,
+                           "timestamp": "2026-09-01T10:00:00Z", "message": message, **extra})
+    main = tmp_path / f"{session_id}.jsonl"
+    main.write_text("\n".join([
+        row("u1", None, "user", "Audit the repo"),
+        row("a1", "u1", "assistant", [{"type": "tool_use", "id": "toolu_bg", "name": "Agent",
+                                       "input": {"description": "Audit", "prompt": "Audit src/", "run_in_background": True}}]),
+        row("u2", "a1", "user", [{"type": "tool_result", "tool_use_id": "toolu_bg", "content": "Async agent launched"}],
+            toolUseResult={"status": "async_launched", "isAsync": True, "agentId": "bg1", "description": "Audit"}),
+        row("u3", "u2", "user", "<task-notification><task-id>bg1</task-id><tool-use-id>toolu_bg</tool-use-id><status>completed</status>"
+            "<summary>Agent \"Audit\" completed</summary><result>2 issues</result></task-notification>"),
+    ]) + "\n")
+    agents = tmp_path / session_id / "subagents"
+    agents.mkdir(parents=True)
+    (agents / "agent-bg1.jsonl").write_text(json.dumps({"type": "user", "uuid": "b1", "parentUuid": None, "sessionId": session_id,
+        "isSidechain": True, "agentId": "bg1", "timestamp": "2026-09-01T10:00:01Z", "message": {"role": "user", "content": "Audit src/"}}) + "\n")
+    [source] = find_sources(tmp_path, [READER], [])
+    [session] = READER.read(source)
+    [child] = session.children
+    call = session.steps[1].tool_calls[0]
+    assert call.child_session_id == child.id == f"{session_id}-agent-bg1"
+    notice = session.steps[-1]
+    assert (notice.kind, notice.title, notice.collapsed) == ("context", "Background task completed", True)
+    assert session.title == "Audit the repo"  # the notification is no prompt
