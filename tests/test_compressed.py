@@ -117,3 +117,11 @@ def test_head_of_a_compressed_file_is_its_decompressed_first_lines(data, tmp_pat
     head = read_head(target)
     assert head.complete and head.data == raw
     assert len(head.objects()) == 4  # the 4-line subagent rollout, every line whole
+
+
+def test_a_log_named_twice_through_a_symlink_is_read_once(data, tmp_path):
+    from replay_site.discover import discover
+    shutil.copytree(data / CODEX_DAY, tmp_path / "day")
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "day" / CODEX_CHILD)
+    sources = discover([tmp_path / "day", tmp_path / "link.jsonl"], pick_readers("auto"), [])
+    assert [source.path.name for source in sources] == [CODEX_MAIN]  # the family; the link names its child again

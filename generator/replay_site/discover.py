@@ -67,7 +67,18 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
         if not found:
             raise DiscoveryError(f"{root}: no readable session found")
         sources.extend(found)
-    return sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
+    ordered = sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
+    # A log named twice (a root that is a symlink to a file under another root) is read once:
+    # a source whose files were all read with another is left out.
+    seen: set[Path] = set()
+    kept = []
+    for source in ordered:
+        files = {path.resolve() for path in source.files}
+        if files and files <= seen:
+            continue
+        seen |= files
+        kept.append(source)
+    return kept
 
 
 def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
