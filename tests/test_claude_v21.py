@@ -29,6 +29,15 @@ from replay_site.readers.claude.steps import ABANDONED_TITLE
 S = "c2100000-0000-4000-8000-000000000021"
 
 
+def row(session_id, uuid, parent, kind, content, **extra):
+    """One hand-written transcript line (main chain unless `isSidechain=True` is passed)."""
+    message = {"role": kind, "content": content}
+    if kind == "assistant":
+        message.update(id=f"m-{uuid}", model="claude-opus-4-5-20251101", usage={"input_tokens": 10, "output_tokens": 5})
+    return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": session_id, "isSidechain": False,
+                       "timestamp": "2026-09-01T10:00:00Z", "message": message, **extra})
+
+
 def read_fixture(data):
     problems: list = []
     sources = find_sources(data / "claude/-home-dev-v21", [READER], problems)
@@ -111,20 +120,14 @@ def test_teammate_tools_monitor_wakeup_and_artifact_read_as_what_they_are(data):
 def test_inline_sidechain_with_a_line_whose_parent_is_missing_stays_one_child(tmp_path):
     """A sidechain line whose parent is not in the file (a left-out progress line) joins the run
     written last instead of becoming a second child titled by its uuid."""
-    def line(uuid, parent, kind, sidechain, content):
-        message = {"role": kind, "content": content}
-        if kind == "assistant":
-            message.update(id=f"msg_{uuid}", model="claude-3-5-sonnet-20241022", usage={"input_tokens": 10, "output_tokens": 5})
-        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": sidechain, "sessionId": "s1",
-                           "timestamp": "2025-03-01T10:00:00Z", "message": message})
     path = tmp_path / "s1.jsonl"
     path.write_text("\n".join([
-        line("u1", None, "user", False, "Count the files."),
-        line("a1", "u1", "assistant", False, [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"description": "count", "prompt": "Count files in src."}}]),
-        line("s1", None, "user", True, "Count files in src."),
-        line("s2", "s1", "assistant", True, [{"type": "text", "text": "Listing."}]),
-        line("s3", "progress-not-written", "assistant", True, [{"type": "text", "text": "12 files."}]),
-        line("u2", "a1", "user", False, [{"type": "tool_result", "tool_use_id": "t1", "content": "12 files."}]),
+        row("s1", "u1", None, "user", "Count the files."),
+        row("s1", "a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"description": "count", "prompt": "Count files in src."}}]),
+        row("s1", "s1", None, "user", "Count files in src.", isSidechain=True),
+        row("s1", "s2", "s1", "assistant", [{"type": "text", "text": "Listing."}], isSidechain=True),
+        row("s1", "s3", "progress-not-written", "assistant", [{"type": "text", "text": "12 files."}], isSidechain=True),
+        row("s1", "u2", "a1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "12 files."}]),
     ]) + "\n")
     [session] = READER.read(SessionSource("claude", path, tmp_path))
     [child] = session.children
@@ -149,20 +152,14 @@ def test_background_agent_notification_is_context_and_the_agent_a_linked_child(t
     """A run_in_background Agent call: its result says async_launched with the agentId; the agent's
     file is in subagents/; its completion arrives later as a <task-notification> user line."""
     session_id = "s-bg"
-    def row(uuid, parent, kind, content, **extra):
-        message = {"role": kind, "content": content}
-        if kind == "assistant":
-            message.update(id=f"m-{uuid}", model="claude-opus-4-5-20251101")
-        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": session_id, "isSidechain": False,
-                           "timestamp": "2026-09-01T10:00:00Z", "message": message, **extra})
     main = tmp_path / f"{session_id}.jsonl"
     main.write_text("\n".join([
-        row("u1", None, "user", "Audit the repo"),
-        row("a1", "u1", "assistant", [{"type": "tool_use", "id": "toolu_bg", "name": "Agent",
+        row(session_id, "u1", None, "user", "Audit the repo"),
+        row(session_id, "a1", "u1", "assistant", [{"type": "tool_use", "id": "toolu_bg", "name": "Agent",
                                        "input": {"description": "Audit", "prompt": "Audit src/", "run_in_background": True}}]),
-        row("u2", "a1", "user", [{"type": "tool_result", "tool_use_id": "toolu_bg", "content": "Async agent launched"}],
+        row(session_id, "u2", "a1", "user", [{"type": "tool_result", "tool_use_id": "toolu_bg", "content": "Async agent launched"}],
             toolUseResult={"status": "async_launched", "isAsync": True, "agentId": "bg1", "description": "Audit"}),
-        row("u3", "u2", "user", "<task-notification><task-id>bg1</task-id><tool-use-id>toolu_bg</tool-use-id><status>completed</status>"
+        row(session_id, "u3", "u2", "user", "<task-notification><task-id>bg1</task-id><tool-use-id>toolu_bg</tool-use-id><status>completed</status>"
             "<summary>Agent \"Audit\" completed</summary><result>2 issues</result></task-notification>"),
     ]) + "\n")
     agents = tmp_path / session_id / "subagents"
