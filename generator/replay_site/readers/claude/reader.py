@@ -17,8 +17,9 @@ from typing import Any
 
 from replay_site.model import Fact, Problem, Session, Step
 from replay_site.readers import FileReader, SessionSource
-from replay_site.readers.claude.dag import Row, abandoned_lines, outlines, parent_of
+from replay_site.readers.claude.dag import Row, abandoned_lines, outlines
 from replay_site.readers.claude.meta import META_KINDS, SessionMeta
+from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
 from replay_site.readers.files import Head, open_log, plain_name, read_head
@@ -97,7 +98,7 @@ class ClaudeReader(FileReader):
         label = source.label(source.path)
         problems: list[Problem] = []
         rows = outlines(iter_objects(source.path, problems, label))
-        main_rows, inline = _split_sidechains(rows)
+        main_rows, inline = split_sidechains(rows)
         session, builder = _build(source.path, label, main_rows, problems)
         project = _project_dir(source.path)
         children = [(*_build(source.path, label, agent_rows, [], agent_id), None, None) for agent_id, agent_rows in inline.items()]
@@ -250,61 +251,6 @@ def _workflow_run(path: Path) -> str | None:
     if len(parents) > 4 and parents[1].name == "workflows" and parents[2].name == "subagents":
         return parents[0].name
     return None
-
-
-def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]:
-    """Old versions wrote subagent (sidechain) lines into the main file: they become child sessions
-    of their own, so the conversation reads straight and their tokens are counted once, in the child."""
-    if not any(obj.get("isSidechain") is False for _, obj in rows):
-        return rows, {}  # a subagent's own file, or a log that does not say
-    main: list[Row] = []
-    inline: dict[str, list[Row]] = defaultdict(list)
-    sidechain = {obj["uuid"]: obj for _, obj in rows if obj.get("isSidechain") is True and isinstance(obj.get("uuid"), str)}
-    written = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
-    roots: dict[str, str] = {}
-    last: str | None = None
-    for row in rows:
-        if row[1].get("isSidechain") is True:
-            # One child per sidechain root: each Task run starts a tree of its own, and old
-            # versions wrote no agentId to tell two runs apart. A line whose parent is not in
-            # the file at all (a retry or progress line left out) goes on the run written
-            # last, rather than starting a child of its own.
-            key = _sidechain_key(row[1], sidechain, roots, written)
-            last = key = key if key is not None or last is None else last
-            inline[key or _own_key(row[1])].append(row)
-        else:
-            main.append(row)
-    return main, dict(inline)
-
-
-def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str],
-                   written: set[str]) -> str | None:
-    """The agentId of the sidechain's root line, else the root's uuid; None when the walk up
-    reaches a parent the file does not hold (and no agentId says whose line it is)."""
-    path, current = [], obj
-    while True:
-        uuid = current.get("uuid")
-        if isinstance(uuid, str) and uuid in roots:
-            key: str | None = roots[uuid]
-            break
-        parent = parent_of(current)
-        if parent is None or parent not in sidechain or parent in path:
-            agent = current.get("agentId") or obj.get("agentId")
-            missing = parent is not None and parent not in written
-            key = str(agent) if agent else (None if missing else _own_key(current))
-            break
-        path.append(uuid)
-        current = sidechain[parent]
-    if key is not None:
-        for uuid in path:
-            if isinstance(uuid, str):
-                roots[uuid] = key
-    return key
-
-
-def _own_key(obj: dict[str, Any]) -> str:
-    uuid = obj.get("uuid")
-    return uuid if isinstance(uuid, str) else "sidechain"
 
 
 def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:
