@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from sitetools import external_references, soup
+from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 
 from replay_site.build import pipeline as site
 
@@ -71,3 +72,18 @@ def test_artifact_is_a_link_and_a_markdown_image_a_labelled_link(built):
     assert "!" not in answer.get_text().replace("opened.", "")  # no stray "!" before the link
     assert not page.find("img", src="https://ci.example/badge.svg")
     assert external_references(page) == []
+
+
+def test_in_chromium_the_pr_link_shows_the_image_is_never_fetched_and_the_workflow_link_leads_to_its_agent(browser, built):
+    out, entries = built
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto((out / entries[CLAUDE]["page"]).as_uri())
+    pull_request = page.locator("header a.pull-request")
+    assert pull_request.is_visible() and pull_request.inner_text() == "#142 dev/v21"
+    assert page.get_by_role("link", name="CI badge").is_visible()
+    page.locator(".tool-call", has=page.locator("code.tool-name", has_text="Workflow")).locator(".child-link a").click()
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "Verify fix 1"
+    assert page.remote == [] and page.errors == []  # the badge image was never requested
+    context.close()
