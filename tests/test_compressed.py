@@ -125,3 +125,20 @@ def test_a_log_named_twice_through_a_symlink_is_read_once(data, tmp_path):
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "day" / CODEX_CHILD)
     sources = discover([tmp_path / "day", tmp_path / "link.jsonl"], pick_readers("auto"), [])
     assert [source.path.name for source in sources] == [CODEX_MAIN]  # the family; the link names its child again
+
+
+def test_a_stream_that_expands_like_a_bomb_is_read_no_further(tmp_path, monkeypatch):
+    from replay_site.readers import files
+    from replay_site.readers.jsonl import iter_objects
+    # Frame 1: 5 lines (about 5 kB); frame 2: 2,000 lines of 1,000 "a"s, a few hundred bytes compressed.
+    # At most 10 times the file's size plus 5,000 bytes is read: frame 1 fits, frame 2 does not.
+    monkeypatch.setattr(files, "MAX_EXPANSION", 10)
+    monkeypatch.setattr(files, "EXPANSION_ALLOWANCE", 5000)
+    line = b'{"a": "' + b"a" * 1000 + b'"}\n'
+    first = b"".join(b'{"n": %d}\n' % n for n in range(5))
+    target = tmp_path / "bomb.jsonl.zst"
+    target.write_bytes(zstandard.ZstdCompressor().compress(first) + zstandard.ZstdCompressor(level=19).compress(line * 2000))
+    problems: list = []
+    read = list(iter_objects(target, problems))
+    assert [obj for _, obj in read] == [{"n": n} for n in range(5)]
+    assert [(p.message, p.line) for p in problems] == [("zstd stream expands past 10 times its size: the rest of the file is not read", 6)]

@@ -68,6 +68,10 @@ COMPRESSED_SUFFIXES = (".zst", ".gz")
 # Compressed bytes handed to the decompressor at a time: small, so that what one call gives
 # back stays bounded however hostile the stream (a zstd RLE block turns 4 bytes into 128 KiB).
 _COMPRESSED_CHUNK = 2048
+# A compressed log may expand to at most this many times its size (plus a flat allowance):
+# JSONL logs compress 5-20 times; a stream that expands far more is a bomb, read no further.
+MAX_EXPANSION = 1000
+EXPANSION_ALLOWANCE = 256 * 1024 * 1024
 
 
 class DamagedStream(OSError):
@@ -88,6 +92,8 @@ class _Decompressed(io.RawIOBase):
         self._decoder = new_decoder()
         self._pending = b""  # decompressed, not yet handed out
         self._fed = False  # the current frame has been given bytes (an unfinished frame at EOF is a cut)
+        self._given = 0
+        self._limit = MAX_EXPANSION * os.fstat(raw.fileno()).st_size + EXPANSION_ALLOWANCE
 
     def readable(self) -> bool:
         return True
@@ -107,6 +113,9 @@ class _Decompressed(io.RawIOBase):
                 self._pending = self._decoder.decompress(data)
             except (zstandard.ZstdError, zlib.error) as exc:
                 raise DamagedStream(f"{self._what} stream damaged ({exc})") from None
+            self._given += len(self._pending)
+            if self._given > self._limit:
+                raise DamagedStream(f"{self._what} stream expands past {MAX_EXPANSION} times its size")
         size = min(len(buffer), len(self._pending))
         buffer[:size] = self._pending[:size]
         self._pending = self._pending[size:]
