@@ -198,7 +198,7 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
             yield candidate
     for folder in dict.fromkeys((plain_name(main).stem, session_id)):
         subagents = main.parent / folder / "subagents"
-        runs = sorted(folder for folder in agent_files if folder.parent == subagents / "workflows") if agent_files is not None \
+        runs = sorted(each for each in agent_files if each.parent == subagents / "workflows") if agent_files is not None \
             else sorted(path for path in (subagents / "workflows").glob("*") if path.is_dir())
         for folder_of_agents in (subagents, *runs):
             for candidate in listed(folder_of_agents):
