@@ -126,3 +126,20 @@ def test_v2_spawn_call_links_its_child_by_task_name(tmp_path):
     parent = read_family(tmp_path)
     [call] = [c for s in parent.steps for c in s.tool_calls]
     assert call.child_session_id == "child-1" == parent.children[0].id
+
+
+def test_budget_records_under_their_third_party_names_are_folded_notices(tmp_path):
+    def line(kind, payload):
+        return json.dumps({"timestamp": "2026-09-01T10:00:05.000Z", "type": kind, "payload": payload})
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join([
+        line("session_meta", {"id": "t-1", "timestamp": "2026-09-01T10:00:00Z"}),
+        line("event_msg", {"type": "compaction_reminder", "remaining_tokens": 1500}),
+        line("response_item", {"type": "token_budget_compaction_reminder", "content": "Compact soon."}),
+        line("event_msg", {"type": "token_budget_abort", "turn_id": "x"}),
+    ]) + "\n")
+    [session] = READER.read(SessionSource("codex", path, tmp_path))
+    assert [(s.title, s.text or s.error) for s in session.steps] == [
+        ("Context budget", "1,500 tokens left in this context window"), ("Context budget", "Compact soon."),
+        ("Turn aborted", "turn aborted: token budget exhausted")]
+    assert not [p for p in session.problems if p.kind == "unknown_event"]

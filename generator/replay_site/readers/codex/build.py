@@ -37,6 +37,9 @@ _QUIET_EVENTS = frozenset(
     }
 )
 _ABORTS = ("turn_aborted", "token_budget_abort")
+# Context-budget reminders under the names third-party viewers give them (codex-trace), as
+# event_msg or response_item; upstream writes them as <token_budget> developer messages.
+_BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
 _QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
 
 
@@ -243,7 +246,7 @@ class Builder:
             self.tools.call(payload, self._assistant(record))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._output(record)
-        elif kind == "token_budget_compaction_reminder":
+        elif kind in _BUDGET_NOTICES:
             self._add(budget_notice(payload, record))
         elif kind in ("compaction", "compaction_summary"):
             self._add(Step("event", timestamp=record.timestamp, title="Context compacted", collapsed=True))
@@ -322,7 +325,7 @@ class Builder:
             # A turn the budget stopped (`budget_limited`, or `token_budget_abort`) ends like any aborted turn.
             reason = str(payload.get("reason") or ("token budget exhausted" if kind == "token_budget_abort" else "aborted"))
             self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
-        elif kind == "token_budget_reminder":
+        elif kind in _BUDGET_NOTICES:
             self._add(budget_notice(payload, record))
         elif kind == "collab_tool_call":
             self._add(collab_step(payload, record.timestamp))
