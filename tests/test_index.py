@@ -115,11 +115,12 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 34 test sessions: 1 failed (simplified-demo), 3 interrupted (Glue ex1 and the two Claude
-    # sessions in EXAMPLE_OUTCOMES), 30 completed (claude/-home-dev-recover among them: its
-    # failed pytest is followed by the agent's last word)
-    assert counted == {"completed": 30, "failed": 1, "interrupted": 3}
-    assert chips == {"#status=all": 34, "#status=completed": 30, "#status=failed": 1, "#status=interrupted": 3}
+    # 41 test sessions: 1 failed (simplified-demo), 3 interrupted (Glue ex1 and the two Claude
+    # sessions in EXAMPLE_OUTCOMES), 37 completed (claude/-home-dev-recover among them: its
+    # failed pytest is followed by the agent's last word; claude/-home-dev-v21: the session and
+    # its 4 agents; codex/agents-2026: the parent and its forked child)
+    assert counted == {"completed": 37, "failed": 1, "interrupted": 3}
+    assert chips == {"#status=all": 41, "#status=completed": 37, "#status=failed": 1, "#status=interrupted": 3}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 

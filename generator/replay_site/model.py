@@ -189,6 +189,8 @@ class ToolCall:
     images: list[Image] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     child_session_id: str | None = None
+    # A page the call published (an artifact's address), shown as a link when it is a web link.
+    url: str | None = None
     # A result with no call, or a call whose result never came.
     orphan: bool = False
     missing_result: bool = False
@@ -260,6 +262,15 @@ class Fact:
 
 
 @dataclass(slots=True)
+class PullRequest:
+    """A pull request the log says the session opened or linked."""
+
+    url: str
+    number: int | None = None
+    repository: str | None = None
+
+
+@dataclass(slots=True)
 class Session:
     id: str
     format: str
@@ -286,6 +297,7 @@ class Session:
     # API error). None when the log is silent; summary.py derives the rest (failed last call …).
     outcome: str | None = None
     facts: list[Fact] = field(default_factory=list)
+    pull_requests: list[PullRequest] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # Secrets replaced before rendering, per kind (redact/); empty when redaction is off.
     redactions: dict[str, int] = field(default_factory=dict)

@@ -8,6 +8,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import orjson
 
@@ -81,6 +82,8 @@ class SessionSummary:
     # ({run, failed}): figures/ledger.py.
     files_changed: list[dict] = field(default_factory=list)
     commands: dict[str, int] = field(default_factory=lambda: {"run": 0, "failed": 0})
+    # Pull requests the log says the session opened: [{number, url, repository}].
+    pull_requests: list[dict[str, Any]] = field(default_factory=list)
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
@@ -219,4 +222,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         redactions=dict(session.redactions),
         files_changed=files_changed(touched),
         commands={"run": len(touched.commands), "failed": touched.failed_commands},
+        pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],
     )

@@ -18,8 +18,8 @@ from typing import Any
 from replay_site.figures.failures import WhatWentWrong, what_went_wrong
 from replay_site.figures.ledger import Ledger, ledger
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import Fact, Problem, Session, Step
-from replay_site.pages import charts, formatting, paging, views_audit
+from replay_site.model import Fact, Problem, PullRequest, Session, Step
+from replay_site.pages import charts, formatting, highlight, paging, views_audit
 from replay_site.pages.formatting import CostText
 from replay_site.pages.views_steps import (
     LinkView,
@@ -116,6 +116,7 @@ class Header:
     redactions: list[tuple[str, str]]
     priced: bool
     part: str | None = None  # an export of some steps: which, of how many
+    pull_requests: list[LinkView] = field(default_factory=list)  # href "" when the URL is not a safe link
 
 
 def part_note(steps: range, total: int) -> str:
@@ -174,7 +175,16 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         children_not_exported=len(session.children) if standalone else 0,
         redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],
         priced=cost.priced_steps > 0,
+        pull_requests=[_pull_request(pr) for pr in session.pull_requests],
     )
+
+
+def _pull_request(pr: PullRequest) -> LinkView:
+    """`#142 owner/repo`, linked to its page when the URL is a web link."""
+    label = " ".join(part for part in (f"#{pr.number}" if pr.number is not None else "", pr.repository or "") if part) or pr.url
+    if highlight.is_linkable(pr.url):
+        return LinkView(label, pr.url)
+    return LinkView(label if label == pr.url else f"{label} ({pr.url})", "")
 
 
 def _warnings(problems: list[Problem]) -> str:

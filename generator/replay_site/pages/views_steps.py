@@ -128,6 +128,7 @@ class CallView:
     images: list[Image] = field(default_factory=list)
     child: LinkView | None = None
     child_missing: str | None = None  # a subagent id whose log is not in the site
+    published: LinkView | None = None  # a page the call published (href "" when not a web link)
     output: OutputView | None = None
     output_empty: bool = False
 
@@ -228,6 +229,8 @@ def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path:
     if call.child_session_id:
         view.child = children.get(call.child_session_id)
         view.child_missing = None if view.child else call.child_session_id
+    if call.url:
+        view.published = LinkView(call.url, call.url if highlight.is_linkable(call.url) else "")
     if call.output == "":
         view.output_empty = True
     elif call.output is not None:
