@@ -129,6 +129,8 @@
   function setDrawer(open) {
     body.classList.toggle("nav-open", open);
     navToggle.setAttribute("aria-expanded", open ? "true" : "false");
+    var entry = open && stepNav.querySelector(".step-index a[aria-current]");
+    if (entry) followInNavigator(entry);
   }
   if (navToggle && stepNav) {
     navToggle.hidden = false;
@@ -167,13 +169,12 @@
     var match = /^#step-(\d+)(?:-|$)/.exec(hash);
     return match ? parseInt(match[1], 10) : null;
   }
+  // Pages hold map.pages.size steps each; page 1 is `first`, page k is `later` + k + `suffix`.
   function pageHrefOf(number) {
-    if (!map || !map.pages) return null;
-    for (var i = 0; i < map.pages.length; i++) {
-      var page = map.pages[i];
-      if (number >= page[0] && number <= page[1]) return page[2];
-    }
-    return null;
+    var pages = map && map.pages;
+    if (!pages || number < 1 || number > pages.steps) return null;
+    var k = Math.ceil(number / pages.size);
+    return k === 1 ? pages.first : pages.later + k + pages.suffix;
   }
   // A link to a step that lives on another page of this session (an old link, or one typed
   // by hand) goes to that page.
@@ -248,7 +249,19 @@
     history.replaceState(history.state, "", location.pathname + location.search + hash);
     document.querySelectorAll(".step-index a[aria-current]").forEach(function (a) { a.removeAttribute("aria-current"); });
     var entry = step && document.querySelector('.step-index a[href="#' + step.id + '"]');
-    if (entry) entry.setAttribute("aria-current", "step");
+    if (entry) {
+      entry.setAttribute("aria-current", "step");
+      followInNavigator(entry);
+    }
+    if (step) scrubTo(numberOf(step));
+  }
+  // The navigator (a sticky column, or the drawer) keeps the current step's entry in sight.
+  function followInNavigator(entry) {
+    if (!stepNav || stepNav.scrollHeight <= stepNav.clientHeight) return;
+    var top = entry.getBoundingClientRect().top - stepNav.getBoundingClientRect().top;
+    if (top < 0 || top > stepNav.clientHeight - entry.offsetHeight) {
+      stepNav.scrollTop += top - stepNav.clientHeight / 3;
+    }
   }
   function goToStep(step) {
     active = step;
@@ -277,8 +290,9 @@
     // past the ends of this page: the neighbouring page of the same session
     goToNumber(delta > 0 ? numberOf(list[list.length - 1]) + 1 : numberOf(list[0]) - 1);
   }
+  // The map lists this page's error steps and the nearest on either side.
   function errorSteps() {
-    if (map && (map.errors || map.failed)) return (map.errors || map.failed).slice().sort(function (a, b) { return a - b; });
+    if (map && map.errors) return map.errors.slice().sort(function (a, b) { return a - b; });
     return Array.prototype.map.call(document.querySelectorAll("li.step.has-error"), numberOf);
   }
   function moveError(forward) {
@@ -317,6 +331,150 @@
       setTimeout(function () { scrollPending = false; markCurrent(currentStep()); }, 150);
     }, { passive: true });
   }
+
+  // ---- The time scrubber: a click, drag or tap at a moment of the session goes to the step
+  // of that moment, on whichever page holds it; arrows move a step, Page keys a twentieth of
+  // the session's time, Home and End to its ends. Moments are in ten-thousandths of the
+  // duration; the map samples (moment, step) and steps between samples are interpolated.
+  var scrubber = document.getElementById("scrubber");
+  var samples = map && map.timeline;
+  var SCALE = 10000;
+  function interpolate(value, from, to) {
+    if (!samples || !samples.length) return null;
+    var i = 0;
+    while (i < samples.length - 1 && samples[i + 1][from] <= value) i++;
+    var a = samples[i], b = samples[i + 1];
+    if (!b || value <= a[from] || b[from] === a[from]) return a[to];
+    return a[to] + Math.floor((value - a[from]) / (b[from] - a[from]) * (b[to] - a[to]));
+  }
+  function stepAt(moment) { return interpolate(moment, 0, 1); }
+  function momentOf(number) { return interpolate(number, 1, 0); }
+  function scrubTo(number) {
+    if (!scrubber || !samples || number === null) return;
+    var thumb = scrubber.querySelector(".scrub-thumb");
+    thumb.setAttribute("x", String(Math.max(0, Math.min(994, momentOf(number) / 10 - 3))));
+    scrubber.setAttribute("aria-valuenow", String(number));
+    scrubber.setAttribute("aria-valuetext", "step " + number.toLocaleString("en-US") + " of " + map.pages.steps.toLocaleString("en-US"));
+  }
+  function showStep(step) {
+    active = step;
+    for (var el = step.parentElement; el; el = el.parentElement) { if (el.tagName === "DETAILS") el.open = true; }
+    step.scrollIntoView({ block: "start" });
+    markCurrent(step);
+  }
+  function land(number) {
+    var here = document.getElementById("step-" + number);
+    if (here) { showStep(here); return; }
+    try { sessionStorage.setItem("replay-site:scrub", "1"); } catch (e) { /* no storage: focus stays behind */ }
+    goToNumber(number);
+  }
+  if (scrubber && samples && samples.length) {
+    var strip = scrubber.querySelector("svg");
+    var dragging = false;
+    var momentAt = function (x) {
+      var box = strip.getBoundingClientRect();
+      return Math.max(0, Math.min(1, (x - box.left) / box.width)) * SCALE;
+    };
+    var preview = function (e) {
+      var number = stepAt(momentAt(e.clientX));
+      scrubTo(number);
+      var here = document.getElementById("step-" + number);
+      if (here) showStep(here);
+      return number;
+    };
+    scrubber.hidden = false;
+    measureTopbar();
+    scrubber.addEventListener("pointerdown", function (e) {
+      dragging = true;
+      if (scrubber.setPointerCapture) scrubber.setPointerCapture(e.pointerId);
+      scrubber.focus({ preventScroll: true });
+      preview(e);
+      e.preventDefault();
+    });
+    scrubber.addEventListener("pointermove", function (e) { if (dragging) preview(e); });
+    scrubber.addEventListener("pointerup", function (e) {
+      if (!dragging) return;
+      dragging = false;
+      land(stepAt(momentAt(e.clientX)));
+    });
+    scrubber.addEventListener("pointercancel", function () { dragging = false; });
+    scrubber.addEventListener("keydown", function (e) {
+      var now = parseInt(scrubber.getAttribute("aria-valuenow"), 10);
+      var last = map.pages.steps, to;
+      switch (e.key) {
+        case "ArrowRight": case "ArrowUp": to = now + 1; break;
+        case "ArrowLeft": case "ArrowDown": to = now - 1; break;
+        case "PageUp": to = Math.max(now + 1, stepAt(momentOf(now) + SCALE / 20)); break;
+        case "PageDown": to = Math.min(now - 1, stepAt(momentOf(now) - SCALE / 20)); break;
+        case "Home": to = 1; break;
+        case "End": to = last; break;
+        default: return;
+      }
+      e.preventDefault();
+      to = Math.max(1, Math.min(last, to));
+      scrubTo(to);
+      land(to);
+    });
+    var arrived = null;
+    try { arrived = sessionStorage.getItem("replay-site:scrub"); sessionStorage.removeItem("replay-site:scrub"); } catch (e) { arrived = null; }
+    if (arrived) scrubber.focus({ preventScroll: true });
+    if (active) scrubTo(numberOf(active));
+  }
+
+  // ---- A jump to any step of the session (in the pager of a long session).
+  document.querySelectorAll("form.step-jump").forEach(function (form) {
+    form.hidden = false;
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var number = parseInt(form.elements.step.value, 10);
+      if (number >= 1) goToNumber(number);
+    });
+  });
+
+  // ---- Copy a link to a step: the address of the page that holds it, with the step.
+  var copyStatus = null;
+  function copied(button, url, ok) {
+    if (!copyStatus) {
+      copyStatus = document.createElement("p");
+      copyStatus.className = "copy-status";
+      copyStatus.setAttribute("role", "status");
+      body.appendChild(copyStatus);
+    }
+    copyStatus.textContent = ok ? "Copied " + url : "Could not copy; the link is " + url;
+    button.textContent = ok ? "Copied" : "Not copied";
+    setTimeout(function () { button.textContent = "Copy link"; copyStatus.textContent = ""; }, 3000);
+  }
+  function copyLink(button, number) {
+    var url = location.href.split("#")[0] + "#step-" + number;
+    function byCommand() {
+      var box = document.createElement("textarea");
+      box.value = url;
+      body.appendChild(box);
+      box.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      body.removeChild(box);
+      copied(button, url, ok);
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(url).then(function () { copied(button, url, true); }, byCommand);
+    } else {
+      byCommand();
+    }
+  }
+  document.querySelectorAll("li.step > .step-head").forEach(function (head) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy-link";
+    button.textContent = "Copy link";
+    button.setAttribute("data-step", head.parentElement.getAttribute("data-step"));
+    button.setAttribute("aria-label", "Copy a link to step " + head.parentElement.getAttribute("data-step"));
+    head.appendChild(button);
+  });
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("button.copy-link");
+    if (button) copyLink(button, parseInt(button.getAttribute("data-step"), 10));
+  });
 
   // ---- Keys, and a dialog listing them.
   var KEYS = [
