@@ -417,7 +417,12 @@
     });
     var arrived = null;
     try { arrived = sessionStorage.getItem("replay-site:scrub"); sessionStorage.removeItem("replay-site:scrub"); } catch (e) { arrived = null; }
-    if (arrived) scrubber.focus({ preventScroll: true });
+    // the browser's own scroll to the fragment, after the page loaded, takes the focus away
+    var refocus = function () { scrubber.focus({ preventScroll: true }); };
+    if (arrived) {
+      refocus();
+      window.addEventListener("load", function () { setTimeout(refocus, 0); });
+    }
     if (active) scrubTo(numberOf(active));
   }
 
