@@ -38,14 +38,15 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     folder = logs / "-home-dev-cut"
     folder.mkdir()
     call = {"type": "tool_use", "id": "toolu_cut", "name": "Bash", "input": {"command": "pytest -q", "description": "run the tests"}}
+    usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    result = {"type": "tool_result", "tool_use_id": "toolu_cut", "content": OUTPUT, "is_error": True}
     lines = [
         _line(1, "user", {"role": "user", "content": "Run the test suite"}),
         _line(2, "assistant", {"id": "msg_cut", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
                                "content": [call], "stop_reason": "tool_use",
-                               "usage": {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}},
+                               "usage": usage},
               requestId="req_cut"),
-        _line(3, "user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_cut", "content": OUTPUT, "is_error": True}]},
-              toolUseResult=f"Error: {OUTPUT}"),
+        _line(3, "user", {"role": "user", "content": [result]}, toolUseResult=f"Error: {OUTPUT}"),
     ]
     (folder / f"{SESSION}.jsonl").write_text("".join(lines))
     out = tmp_path_factory.mktemp("cut-site")
@@ -55,7 +56,7 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def test_the_last_line_of_a_90_kb_output_is_on_the_page(built):
-    out, page_file = built
+    _, page_file = built
     page = BeautifulSoup(page_file.read_text(), "html.parser")
     output = page.select_one("details.output")
     assert len(OUTPUT) > 90_000 and len(OUTPUT) > views_steps.FIELD_LIMIT
@@ -78,12 +79,13 @@ def test_search_indexes_no_more_than_the_page_shows():
 
 
 def test_a_hit_in_the_end_of_a_long_output_lands_on_shown_words_and_errors_are_not_boxed(browser, built):
-    out, page_file = built
+    _, page_file = built
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = watched_page(context)
     page.goto(page_file.as_uri())
     # an error output is shown whole, never in a box of its own height
-    heights = page.evaluate("[...document.querySelectorAll('details.output.failed pre.output-text')].map(p => getComputedStyle(p).maxHeight)")
+    heights = page.evaluate("[...document.querySelectorAll('details.output.failed pre.output-text')]"
+                            ".map(p => getComputedStyle(p).maxHeight)")
     assert heights == ["none", "none"]
     page.locator("#search-input").fill("verdictword")
     hit = page.locator("#search-results .hit-link").first

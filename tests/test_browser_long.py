@@ -4,18 +4,16 @@ following the current step, the copy-link button, and what a reader without Java
 """
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
-from gen_long_session import write_long_claude_session
+from gen_long_session import build_long_site
+from sitetools import soup
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 from test_browser_reading import serious_violations
 
-from replay_site.build import pipeline as site
 from replay_site.pages import paging
 
 STEPS = 10_000
@@ -23,17 +21,8 @@ STEPS = 10_000
 
 @pytest.fixture(scope="module")
 def long_site(tmp_path_factory) -> tuple[Path, str]:
-    logs = tmp_path_factory.mktemp("long-logs")
-    write_long_claude_session(logs / "long" / "long.jsonl", steps=STEPS)
-    out = tmp_path_factory.mktemp("long-site")
-    site.build([logs / "long"], out, site.BuildOptions())
-    entry = json.loads((out / "sessions.json").read_text())["sessions"][0]
-    assert entry["steps"] == STEPS
-    return out, Path(entry["page"]).stem
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(), "html.parser")
+    out, first = build_long_site(tmp_path_factory.mktemp("long"), STEPS)
+    return out, first.stem
 
 
 def sibling_pages(out: Path, slug: str, page: int, selector: str = "a[href]") -> set[str]:
@@ -63,6 +52,18 @@ def test_a_page_links_to_at_most_25_of_its_sibling_pages(long_site):
     # labels carry the page's steps: page 48 holds steps 9,401-9,600 (200 to a page)
     labels = [a.get_text() for a in soup(out / paging.page_path(slug, 50)).select("nav.page-nav")[0].select("a")]
     assert "48 · 9,401–9,600" in labels and labels[-1] == "50 · 9,801–10,000" and labels[0] == "1 · 1–200"
+
+
+def test_every_page_has_a_scrubber_hidden_until_a_script_reveals_it(long_site):
+    out, slug = long_site
+    for page in range(1, paging.page_count(STEPS) + 1):
+        scrubbers = soup(out / paging.page_path(slug, page)).select("#scrubber")
+        assert len(scrubbers) == 1, page
+        scrubber = scrubbers[0]
+        first = paging.page_range(page, STEPS).start
+        assert scrubber.has_attr("hidden") and scrubber["role"] == "slider" and scrubber["tabindex"] == "0"
+        assert (scrubber["aria-valuemin"], scrubber["aria-valuemax"], scrubber["aria-valuenow"]) == ("1", str(STEPS), str(first))
+        assert scrubber["aria-valuetext"] == f"step {first:,} of {STEPS:,}"
 
 
 def test_the_page_size_does_not_grow_with_the_number_of_pages(long_site):

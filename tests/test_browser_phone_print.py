@@ -4,14 +4,11 @@ the header and the failures first and folds routine steps (33 A4 pages before, 1
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 import pytest
-from gen_long_session import write_long_claude_session
+from gen_long_session import build_long_site
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
-
-from replay_site.build import pipeline as site
 
 STEPS = 60
 PAGES_BEFORE = 33  # A4 pages of this session's print before folding (measured with main at 0ddc5ef)
@@ -19,13 +16,7 @@ PAGES_BEFORE = 33  # A4 pages of this session's print before folding (measured w
 
 @pytest.fixture(scope="module")
 def session_page(tmp_path_factory) -> Path:
-    logs = tmp_path_factory.mktemp("print-logs")
-    write_long_claude_session(logs / "p" / "p.jsonl", steps=STEPS)
-    out = tmp_path_factory.mktemp("print-site")
-    site.build([logs / "p"], out, site.BuildOptions())
-    entry = json.loads((out / "sessions.json").read_text())["sessions"][0]
-    assert entry["steps"] == STEPS
-    return out / entry["page"]
+    return build_long_site(tmp_path_factory.mktemp("print"), STEPS)[1]
 
 
 def test_a_phone_shows_a_compact_header_and_the_first_step_on_the_first_screen(browser, session_page):

@@ -177,7 +177,8 @@ def test_printing_a_page_prints_failed_outputs_folds_routine_ones_and_drops_the_
     assert "step 412 failed" in printed and routine not in printed
     assert "Expand all" not in printed and "search all sessions" not in printed
     page.emulate_media(media="print")
-    clipped = page.evaluate("[...document.querySelectorAll('pre')].filter(p => p.offsetParent && (p.scrollWidth > p.clientWidth + 1 || p.scrollHeight > p.clientHeight + 1)).length")
+    clipped = page.evaluate("[...document.querySelectorAll('pre')].filter(p => p.offsetParent"
+                            " && (p.scrollWidth > p.clientWidth + 1 || p.scrollHeight > p.clientHeight + 1)).length")
     assert clipped == 0
     context.close()
 

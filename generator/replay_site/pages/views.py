@@ -322,7 +322,8 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
         checkpoints=[StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints],
         page_links=_page_links(layout, page, path), page_ranges=_page_ranges(layout, page),
         steps_total=formatting.counted(whole.steps, "step"), last_step=whole.steps,
-        scrubber=timeline.scrubber(whole.timeline, shown) if whole.timeline and shown else None, steps=steps, index=[(view, nav_label(view)) for view in steps],
+        scrubber=timeline.scrubber(whole.timeline, shown) if whole.timeline and shown else None,
+        steps=steps, index=[(view, nav_label(view)) for view in steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,
         children=[link for link in children.values() if link], prev=prev_link, next=next_link,
     )
