@@ -142,13 +142,18 @@
   // Search runs from its own file, loaded beside this one (never in a single-file export,
   // whose Content-Security-Policy admits only this script): its box shows when it can work.
   var self = document.currentScript;
+  function loadBeside(name) {
+    var script = document.createElement("script");
+    script.src = self.src.replace(/app\.js(\?.*)?$/, name);
+    document.head.appendChild(script);
+  }
   var searchForm = document.querySelector("form.search");
   if (self && self.src && searchForm) {
     searchForm.hidden = false;
-    var script = document.createElement("script");
-    script.src = self.src.replace(/app\.js(\?.*)?$/, "search-ui.js");
-    document.head.appendChild(script);
+    loadBeside("search-ui.js");
   }
+  // the session page's own tools; a single-file export has them inline after this script
+  if (self && self.src && document.getElementById("session-map")) loadBeside("session-ui.js");
 
   // ---- Anchored elements keep clear of the sticky bar, whose height depends on the screen
   // and on what this script revealed in it (so it is measured after those).
@@ -253,7 +258,7 @@
       entry.setAttribute("aria-current", "step");
       followInNavigator(entry);
     }
-    if (step) scrubTo(numberOf(step));
+    if (step) currentListeners.forEach(function (listener) { listener(numberOf(step)); });
   }
   // The navigator (a sticky column, or the drawer) keeps the current step's entry in sight.
   function followInNavigator(entry) {
@@ -332,154 +337,20 @@
     }, { passive: true });
   }
 
-  // ---- The time scrubber: a click, drag or tap at a moment of the session goes to the step
-  // of that moment, on whichever page holds it; arrows move a step, Page keys a twentieth of
-  // the session's time, Home and End to its ends. Moments are in ten-thousandths of the
-  // duration; the map samples (moment, step) and steps between samples are interpolated.
-  var scrubber = document.getElementById("scrubber");
-  var samples = map && map.timeline;
-  var SCALE = 10000;
-  function interpolate(value, from, to) {
-    if (!samples || !samples.length) return null;
-    var i = 0;
-    while (i < samples.length - 1 && samples[i + 1][from] <= value) i++;
-    var a = samples[i], b = samples[i + 1];
-    if (!b || value <= a[from] || b[from] === a[from]) return a[to];
-    return a[to] + Math.floor((value - a[from]) / (b[from] - a[from]) * (b[to] - a[to]));
-  }
-  function stepAt(moment) { return interpolate(moment, 0, 1); }
-  function momentOf(number) { return interpolate(number, 1, 0); }
-  function scrubTo(number) {
-    if (!scrubber || !samples || number === null) return;
-    var thumb = scrubber.querySelector(".scrub-thumb");
-    thumb.setAttribute("x", String(Math.max(0, Math.min(994, momentOf(number) / 10 - 3))));
-    scrubber.setAttribute("aria-valuenow", String(number));
-    scrubber.setAttribute("aria-valuetext", "step " + number.toLocaleString("en-US") + " of " + map.pages.steps.toLocaleString("en-US"));
-  }
+  // A step shown without taking the focus (the scrubber keeps it while it moves).
   function showStep(step) {
     active = step;
     for (var el = step.parentElement; el; el = el.parentElement) { if (el.tagName === "DETAILS") el.open = true; }
     step.scrollIntoView({ block: "start" });
     markCurrent(step);
   }
-  function land(number) {
-    var here = document.getElementById("step-" + number);
-    if (here) { showStep(here); return; }
-    try { sessionStorage.setItem("replay-site:scrub", "1"); } catch (e) { /* no storage: focus stays behind */ }
-    goToNumber(number);
-  }
-  if (scrubber && samples && samples.length) {
-    var strip = scrubber.querySelector("svg");
-    var dragging = false;
-    var momentAt = function (x) {
-      var box = strip.getBoundingClientRect();
-      return Math.max(0, Math.min(1, (x - box.left) / box.width)) * SCALE;
-    };
-    var preview = function (e) {
-      var number = stepAt(momentAt(e.clientX));
-      scrubTo(number);
-      var here = document.getElementById("step-" + number);
-      if (here) showStep(here);
-      return number;
-    };
-    scrubber.hidden = false;
-    measureTopbar();
-    scrubber.addEventListener("pointerdown", function (e) {
-      dragging = true;
-      if (scrubber.setPointerCapture) scrubber.setPointerCapture(e.pointerId);
-      scrubber.focus({ preventScroll: true });
-      preview(e);
-      e.preventDefault();
-    });
-    scrubber.addEventListener("pointermove", function (e) { if (dragging) preview(e); });
-    scrubber.addEventListener("pointerup", function (e) {
-      if (!dragging) return;
-      dragging = false;
-      land(stepAt(momentAt(e.clientX)));
-    });
-    scrubber.addEventListener("pointercancel", function () { dragging = false; });
-    scrubber.addEventListener("keydown", function (e) {
-      var now = parseInt(scrubber.getAttribute("aria-valuenow"), 10);
-      var last = map.pages.steps, to;
-      switch (e.key) {
-        case "ArrowRight": case "ArrowUp": to = now + 1; break;
-        case "ArrowLeft": case "ArrowDown": to = now - 1; break;
-        case "PageUp": to = Math.max(now + 1, stepAt(momentOf(now) + SCALE / 20)); break;
-        case "PageDown": to = Math.min(now - 1, stepAt(momentOf(now) - SCALE / 20)); break;
-        case "Home": to = 1; break;
-        case "End": to = last; break;
-        default: return;
-      }
-      e.preventDefault();
-      to = Math.max(1, Math.min(last, to));
-      scrubTo(to);
-      land(to);
-    });
-    var arrived = null;
-    try { arrived = sessionStorage.getItem("replay-site:scrub"); sessionStorage.removeItem("replay-site:scrub"); } catch (e) { arrived = null; }
-    // the browser's own scroll to the fragment, after the page loaded, takes the focus away
-    var refocus = function () { scrubber.focus({ preventScroll: true }); };
-    if (arrived) {
-      refocus();
-      window.addEventListener("load", function () { setTimeout(refocus, 0); });
-    }
-    if (active) scrubTo(numberOf(active));
-  }
-
-  // ---- A jump to any step of the session (in the pager of a long session).
-  document.querySelectorAll("form.step-jump").forEach(function (form) {
-    form.hidden = false;
-    form.addEventListener("submit", function (e) {
-      e.preventDefault();
-      var number = parseInt(form.elements.step.value, 10);
-      if (number >= 1) goToNumber(number);
-    });
-  });
-
-  // ---- Copy a link to a step: the address of the page that holds it, with the step.
-  var copyStatus = null;
-  function copied(button, url, ok) {
-    if (!copyStatus) {
-      copyStatus = document.createElement("p");
-      copyStatus.className = "copy-status";
-      copyStatus.setAttribute("role", "status");
-      body.appendChild(copyStatus);
-    }
-    copyStatus.textContent = ok ? "Copied " + url : "Could not copy; the link is " + url;
-    button.textContent = ok ? "Copied" : "Not copied";
-    setTimeout(function () { button.textContent = "Copy link"; copyStatus.textContent = ""; }, 3000);
-  }
-  function copyLink(button, number) {
-    var url = location.href.split("#")[0] + "#step-" + number;
-    function byCommand() {
-      var box = document.createElement("textarea");
-      box.value = url;
-      body.appendChild(box);
-      box.select();
-      var ok = false;
-      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-      body.removeChild(box);
-      copied(button, url, ok);
-    }
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(url).then(function () { copied(button, url, true); }, byCommand);
-    } else {
-      byCommand();
-    }
-  }
-  document.querySelectorAll("li.step > .step-head").forEach(function (head) {
-    var button = document.createElement("button");
-    button.type = "button";
-    button.className = "copy-link";
-    button.textContent = "Copy link";
-    button.setAttribute("data-step", head.parentElement.getAttribute("data-step"));
-    button.setAttribute("aria-label", "Copy a link to step " + head.parentElement.getAttribute("data-step"));
-    head.appendChild(button);
-  });
-  document.addEventListener("click", function (e) {
-    var button = e.target.closest && e.target.closest("button.copy-link");
-    if (button) copyLink(button, parseInt(button.getAttribute("data-step"), 10));
-  });
+  // ---- What session-ui.js (scrubber, step jump, copy link) builds on.
+  var currentListeners = [];
+  window.ReplaySession = {
+    map: map, goToNumber: goToNumber, showStep: showStep, numberOf: numberOf, measureTopbar: measureTopbar,
+    active: function () { return active; },
+    onCurrent: function (listener) { currentListeners.push(listener); }
+  };
 
   // ---- Keys, and a dialog listing them.
   var KEYS = [
