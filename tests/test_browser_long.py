@@ -158,6 +158,9 @@ def test_the_navigator_follows_the_current_step_in_the_column_and_the_drawer(bro
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = watched_page(context)
     page.goto((out / paging.page_path(slug, 25)).as_uri() + "#step-4990")
+    # opened at a step near the end of the page: its entry is current and in sight at once
+    assert page.locator('.step-index a[aria-current="step"]').get_attribute("href") == "#step-4990"
+    assert entry_inside_navigator(page, 4990)
     page.keyboard.press("j")
     assert page.evaluate("location.hash") == "#step-4991"
     assert page.locator('.step-index a[aria-current="step"]').get_attribute("href") == "#step-4991"

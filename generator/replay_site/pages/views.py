@@ -216,6 +216,7 @@ class SessionIndex:
     prompts: list[tuple[int, str]]
     checkpoints: list[tuple[int, str]]
     priced: bool  # some step has a price: every step shows the running total
+    error_steps: list[int] = field(default_factory=list)  # the numbers of `errors`, for bisecting per page
 
     def errors_on(self, steps: range) -> list[tuple[int, str]]:
         return _within(self.errors, steps)
@@ -240,7 +241,7 @@ def session_index(session: Session) -> SessionIndex:
             prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             checkpoints.append((step.number, step.checkpoint))
-    return SessionIndex(errors, prompts, checkpoints, session.cost.priced_steps > 0)
+    return SessionIndex(errors, prompts, checkpoints, session.cost.priced_steps > 0, [number for number, _ in errors])
 
 
 def _rebase(href: str, page_path: str) -> str:
@@ -305,7 +306,7 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     session_map = {
         "pages": {"size": whole.steps if layout.single else paging.PAGE_STEPS, "steps": whole.steps,
                   **({"first": "", "later": "", "suffix": ""} if layout.single else paging.page_pattern(layout.slug, path))},
-        "errors": _errors_near([number for number, _ in index.errors], shown),
+        "errors": _errors_near(index.error_steps, shown),
         "timeline": whole.timeline.samples if whole.timeline else None,
         "prev": prev_link.href if prev_link else None,
         "next": next_link.href if next_link else None,

@@ -247,6 +247,7 @@
   }
   function numberOf(step) { return parseInt(step.getAttribute("data-step") || step.id.slice(5), 10); }
   var lastHash = location.hash;
+  var currentListeners = [];  // told the number of each step that becomes current (session-ui.js)
   function markCurrent(step) {
     var hash = step ? "#" + step.id : "";
     if (hash === lastHash) return;
@@ -328,6 +329,12 @@
     return false;
   }
 
+  // a page opened at a step: its navigator entry is current, and in sight, from the start
+  if (active) {
+    lastHash = null;
+    markCurrent(active);
+  }
+
   var scrollPending = false;
   if (document.querySelector("li.step")) {
     window.addEventListener("scroll", function () {
@@ -345,7 +352,6 @@
     markCurrent(step);
   }
   // ---- What session-ui.js (scrubber, step jump, copy link) builds on.
-  var currentListeners = [];
   window.ReplaySession = {
     map: map, goToNumber: goToNumber, showStep: showStep, numberOf: numberOf, measureTopbar: measureTopbar,
     active: function () { return active; },
