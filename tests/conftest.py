@@ -37,6 +37,16 @@ def data() -> Path:
     return DATA
 
 
+@pytest.fixture(scope="session")
+def data_site(tmp_path_factory) -> Path:
+    """The site of tests/data, built once for every test that only reads it."""
+    from replay_site.build import pipeline
+
+    out = tmp_path_factory.mktemp("data-site")
+    pipeline.build([DATA], out, pipeline.BuildOptions())
+    return out
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, dict]:
     """The whole corpus built once; (site folder, sessions.json)."""

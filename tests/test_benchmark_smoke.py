@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARK = Path(__file__).parent / "benchmark.py"
 
 
+@pytest.mark.slow
 def test_the_benchmark_runs_on_the_small_corpus():
     result = subprocess.run([sys.executable, str(BENCHMARK), "--size", "small", "--runs", "1"],
                             capture_output=True, text=True, timeout=600)

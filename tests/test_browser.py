@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from replay_site.build import pipeline as site
-
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 LAUNCH_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -33,11 +31,9 @@ def browser():
         instance.close()
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("browser-site")
-    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
-    return out
+@pytest.fixture
+def built(data_site) -> Path:
+    return data_site
 
 
 def watched_page(context):

@@ -329,6 +329,8 @@ def test_the_index_filters_rows_by_the_outcome_in_the_fragment(browser, built):
     assert outcomes and set(outcomes) == {"failed"}
     assert rows.count() > len(outcomes)
     page.locator('.status-filter a[href="#status=all"]').click()
+    # the filter follows the hashchange event, which lands after the click returns
+    page.wait_for_function("() => [...document.querySelectorAll('.session-table tbody tr')].every(r => !r.hidden)")
     assert rows.evaluate_all("rows => rows.filter(r => r.hidden).length") == 0
     context.close()
 

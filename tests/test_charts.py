@@ -2,13 +2,10 @@
 error still visible, no links inside the picture and a data table that links the steps."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from bs4 import BeautifulSoup
 from sitetools import soup
 
-from replay_site.build import pipeline as site
 from replay_site.figures.totals import Group
 from replay_site.model import Cost, CostTotal, Session, Step, ToolCall
 from replay_site.pages import charts, paging
@@ -152,9 +149,8 @@ def test_charts_are_deterministic():
     assert first == render(charts.cost_bars(long_session(), SLUG, PAGE)).decode()
 
 
-def test_index_day_charts_follow_dates_and_hold_no_links(tmp_path):
-    out = tmp_path / "site"
-    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
+def test_index_day_charts_follow_dates_and_hold_no_links(data_site):
+    out = data_site
     index = soup(out / "index.html")
     figures = index.select("figure.chart")
     assert [f.figcaption.contents[0].strip() for f in figures] == ["Cost per day", "Sessions per day"]

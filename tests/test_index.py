@@ -15,11 +15,9 @@ from replay_site.model import Session, Step, ToolCall
 DATA = Path(__file__).parent / "data"
 
 
-@pytest.fixture(scope="module")
-def example_site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    site.build([DATA], out, site.BuildOptions())
-    return out
+@pytest.fixture
+def example_site(data_site) -> Path:
+    return data_site
 
 
 def rows_by_id(index) -> dict[str, object]:

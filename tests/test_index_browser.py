@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 from test_browser import browser  # noqa: F401 - the shared Chromium fixture
 
-from replay_site.build import pipeline as site
-
 # Every text of every chart SVG: its box in the SVG's own units, and the SVG's viewBox.
 TEXT_BOXES = """() => [...document.querySelectorAll('figure.chart > svg')].map(svg => ({
   view: svg.viewBox.baseVal.width,
@@ -17,11 +15,9 @@ TEXT_BOXES = """() => [...document.querySelectorAll('figure.chart > svg')].map(s
 }))"""
 
 
-@pytest.fixture(scope="module")
-def chart_site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("chart-site")
-    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
-    return out
+@pytest.fixture
+def chart_site(data_site) -> Path:
+    return data_site
 
 
 def chart_pages(out: Path) -> list[Path]:

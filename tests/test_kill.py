@@ -23,6 +23,8 @@ from replay_site.build import pipeline as site
 from replay_site.store import publish
 from replay_site.store.cache import BuildCache
 
+pytestmark = pytest.mark.slow  # processes killed and waited for: minutes, CI runs them
+
 TRIALS = 10
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes through /proc")

@@ -134,6 +134,7 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     assert last.removeprefix("Σ").strip() == page.find("dt", string="Cost").find_next("dd").get_text(" ", strip=True)
 
 
+@pytest.mark.slow
 def test_a_50000_step_session_builds_to_its_last_page(tmp_path):
     """Issue 12: a generated 50,000-step session builds. Its time per step is measured by
     `tests/benchmark.py --long` (0.76 ms a step at 50,000 against 0.84 at 10,000), never
@@ -303,11 +304,10 @@ def test_prose_shown_without_the_markdown_parser_reads_as_the_parser_would_show_
     assert checked > 50
 
 
-def test_folded_steps_of_any_kind_keep_their_text_folded(tmp_path):
+def test_folded_steps_of_any_kind_keep_their_text_folded(data_site):
     # tests/data/claude/-home-dev-notebooks rewinds: its abandoned branch holds user and
     # assistant steps the reader folds; their text must sit inside a closed <details>.
-    out = tmp_path / "site"
-    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
+    out = data_site
     kinds = set()
     for path in (out / "sessions").glob("*.html"):
         for step in soup(path).select("li.step.collapsed-step"):

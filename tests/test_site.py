@@ -13,11 +13,9 @@ from replay_site.pages import search
 from replay_site.pages.render import OUTPUT_LIMIT
 
 
-@pytest.fixture(scope="module")
-def example_site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    site.build([Path(__file__).parent / "data"], out, site.BuildOptions())
-    return out
+@pytest.fixture
+def example_site(data_site) -> Path:
+    return data_site
 
 
 def glue_session(folder: Path, lines: list[str]) -> Path:

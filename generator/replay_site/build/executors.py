@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import multiprocessing
 import os
 import select
@@ -22,11 +23,14 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from functools import lru_cache
 
 _PR_SET_PDEATHSIG = 1
 _WATCH_SECONDS = 0.5
+_NEVER = 1 << 30  # a generation threshold never reached
 
 
 @lru_cache(maxsize=1)
@@ -177,3 +181,18 @@ def _worker_context():
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["replay_site.build.worker_preload"])
     return context
+
+
+@contextmanager
+def young_collections_only() -> Iterator[None]:
+    """No full collection while a source's pages are rendered: what they need from all of a
+    session's steps lives as long as they take, and each full collection would walk it again.
+    Young objects are still collected. Raising the oldest generation's threshold, rather than
+    gc.freeze/unfreeze, leaves frozen what the fork server froze (worker_preload): unfreezing
+    it would make the collector write to, and so copy, every page the workers share."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], _NEVER)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)

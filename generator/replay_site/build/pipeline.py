@@ -11,7 +11,6 @@ records exactly the bytes that were read.
 """
 from __future__ import annotations
 
-import gc
 import os
 import tempfile
 import time
@@ -25,7 +24,7 @@ import orjson
 from replay_site import __version__
 from replay_site.build import spool
 from replay_site.build.compare_pages import ComparePicker, write_comparisons
-from replay_site.build.executors import InlineExecutor, executor_for
+from replay_site.build.executors import InlineExecutor, executor_for, young_collections_only
 from replay_site.build.options import DEFAULTS
 from replay_site.build.order import navigation, site_order
 from replay_site.build.session_files import write_session
@@ -334,24 +333,20 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     problems: list[Problem] = []
     detail = "the log changed while the site was being built; build again to see it"
     unwritten = dict(navs)
-    try:
-        sessions = _sessions_again(source, spooled, states, navs, options)
-        for head, whole, pages in sessions or ():
-            # What a session's pages need from all its steps lives as long as they take: left
-            # to the cycle collector, every collection while rendering would walk it again.
-            gc.freeze()
-            slug = page_slug(head, head.source)
-            nav, summary = unwritten.pop(slug)
-            failed = write_session(writer, renderer, whole, pages, nav)
-            if failed is not None:
-                problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
-                writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
-    except PublishError:  # the output folder failed: the build stops (writer.py)
-        raise
-    except Exception as exc:  # a damaged spool file: the source's pages not written become notices
-        sessions, detail = None, failure("could not be read again", exc, source.rel).message
-    finally:
-        gc.unfreeze()
+    with young_collections_only():
+        try:
+            sessions = _sessions_again(source, spooled, states, navs, options)
+            for head, whole, pages in sessions or ():
+                slug = page_slug(head, head.source)
+                nav, summary = unwritten.pop(slug)
+                failed = write_session(writer, renderer, whole, pages, nav)
+                if failed is not None:
+                    problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
+                    writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
+        except PublishError:  # the output folder failed: the build stops (writer.py)
+            raise
+        except Exception as exc:  # a damaged spool file: the source's pages not written become notices
+            sessions, detail = None, failure("could not be read again", exc, source.rel).message
     if sessions is None:
         for slug, (nav, summary) in unwritten.items():
             writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
