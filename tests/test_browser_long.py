@@ -17,6 +17,7 @@ from test_browser_reading import serious_violations
 from replay_site.pages import paging
 
 STEPS = 10_000
+pytestmark = pytest.mark.slow  # a 10,000-step site and a browser: minutes; CI runs them
 
 
 @pytest.fixture(scope="module")
