@@ -49,4 +49,17 @@ def test_a_session_without_times_is_laid_out_by_step():
     # by index: 0, 1, 2, 3 of 3
     assert line.samples == [[0, 1], [3333, 2], [6667, 3], [10000, 4]]
     assert (line.start, line.end, line.by_time) == ("step 1", "step 4", False)
+    assert (line.first, line.last) == (1, 4)
     assert timeline.timeline(Session("empty", "claude")) is None
+
+
+def test_an_exported_part_of_a_session_keeps_its_step_numbers():
+    """`export --steps 40-43`: the steps keep their numbers, the strip spans them alone."""
+    part = four_steps([0, 10, 20, 100])
+    for offset, step in enumerate(part.steps):
+        step.number = 40 + offset
+    line = timeline.timeline(part)
+    assert (line.first, line.last) == (40, 43)
+    assert line.samples == [[0, 40], [1000, 41], [2000, 42], [10000, 43]]
+    shown = timeline.scrubber(line, range(40, 44))
+    assert (shown.first, shown.first_text, shown.band_width) == (40, "step 40 of 43", 1000)

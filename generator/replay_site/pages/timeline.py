@@ -29,8 +29,9 @@ THUMB = 6
 class Timeline:
     """What the scrubber of every page of a session shares (SessionDigest.timeline)."""
 
-    steps: int
-    fractions: dict[int, int]  # the moment of each step that starts or ends a page, in SCALE units
+    first: int  # the first and last step numbers (an exported part of a session starts later than 1)
+    last: int
+    fractions: dict[int, int]  # the moment of each step that starts or ends a page, by number, in SCALE units
     samples: list[list[int]]  # [[moment, step], ...] for the session map
     prompts: str  # SVG path data of each row
     errors: str
@@ -114,19 +115,22 @@ def timeline(session: Session) -> Timeline | None:
     picked = sorted({round(k * (len(steps) - 1) / max(count - 1, 1)) for k in range(count)})
     last = steps[-1]
     return Timeline(
-        steps=len(steps), fractions={number: fractions[number - 1] for number in _page_ends(len(steps))},
+        first=steps[0].number, last=last.number,
+        fractions={steps[index].number: fractions[index] for index in _page_ends(len(steps))},
         samples=[[fractions[index], steps[index].number] for index in picked],
         prompts=_runs(prompts, *PROMPT_ROW), errors=_runs(errors, *ERROR_ROW), costs=_area(costs),
-        start=formatting.when(steps[0].timestamp, session.local_time) if by_time else "step 1",
+        start=formatting.when(next(step.timestamp for step in steps if step.timestamp), session.local_time) if by_time
+        else f"step {steps[0].number:,}",
         end=formatting.when(last.timestamp, session.local_time) if by_time and last.timestamp else f"step {last.number:,}",
         by_time=by_time,
         legend=("time" if by_time else "steps") + ": cost above, prompts, then errors",
     )
 
 
-def _page_ends(steps: int) -> set[int]:
-    """The first and last step of every page, and of the whole session (an export's one page)."""
-    return {1, steps, *range(paging.PAGE_STEPS, steps, paging.PAGE_STEPS), *range(paging.PAGE_STEPS + 1, steps, paging.PAGE_STEPS)}
+def _page_ends(count: int) -> set[int]:
+    """The positions of the first and last step of every page, and of the whole session (an
+    export's one page)."""
+    return {0, count - 1, *range(paging.PAGE_STEPS - 1, count, paging.PAGE_STEPS), *range(paging.PAGE_STEPS, count, paging.PAGE_STEPS)}
 
 
 def scrubber(line: Timeline, shown: range) -> Scrubber:
@@ -134,5 +138,5 @@ def scrubber(line: Timeline, shown: range) -> Scrubber:
     at = lambda number: line.fractions[number] * WIDTH / SCALE  # noqa: E731
     start, stop = at(shown.start), at(shown.stop - 1)
     return Scrubber(line, round(start, 1), round(max(stop - start, THUMB), 1), round(min(start, WIDTH - THUMB), 1),
-                    shown.start, f"step {shown.start:,} of {line.steps:,}",
+                    shown.start, f"step {shown.start:,} of {line.last:,}",
                     "Time in this session: move to a step" if line.by_time else "Steps of this session: move to a step")

@@ -15,6 +15,8 @@
   var samples = map && map.timeline;
   session.onCurrent(scrubTo);
   var SCALE = 10000;
+  var first = scrubber ? parseInt(scrubber.getAttribute("aria-valuemin"), 10) : 1;
+  var last = scrubber ? parseInt(scrubber.getAttribute("aria-valuemax"), 10) : 1;
   function interpolate(value, from, to) {
     if (!samples || !samples.length) return null;
     var i = 0;
@@ -30,7 +32,7 @@
     var thumb = scrubber.querySelector(".scrub-thumb");
     thumb.setAttribute("x", String(Math.max(0, Math.min(994, momentOf(number) / 10 - 3))));
     scrubber.setAttribute("aria-valuenow", String(number));
-    scrubber.setAttribute("aria-valuetext", "step " + number.toLocaleString("en-US") + " of " + map.pages.steps.toLocaleString("en-US"));
+    scrubber.setAttribute("aria-valuetext", "step " + number.toLocaleString("en-US") + " of " + last.toLocaleString("en-US"));
   }
   function land(number) {
     var here = document.getElementById("step-" + number);
@@ -70,18 +72,18 @@
     scrubber.addEventListener("pointercancel", function () { dragging = false; });
     scrubber.addEventListener("keydown", function (e) {
       var now = parseInt(scrubber.getAttribute("aria-valuenow"), 10);
-      var last = map.pages.steps, to;
+      var to;
       switch (e.key) {
         case "ArrowRight": case "ArrowUp": to = now + 1; break;
         case "ArrowLeft": case "ArrowDown": to = now - 1; break;
         case "PageUp": to = Math.max(now + 1, stepAt(momentOf(now) + SCALE / 20)); break;
         case "PageDown": to = Math.min(now - 1, stepAt(momentOf(now) - SCALE / 20)); break;
-        case "Home": to = 1; break;
+        case "Home": to = first; break;
         case "End": to = last; break;
         default: return;
       }
       e.preventDefault();
-      to = Math.max(1, Math.min(last, to));
+      to = Math.max(first, Math.min(last, to));
       scrubTo(to);
       land(to);
     });
