@@ -39,11 +39,13 @@ def test_a_long_session_is_drawn_in_at_most_300_bars_and_keeps_every_error():
     assert len(chart.bars) == len(chart.rows) == 200
     failing = {step.number for step in session.steps if step.error_count}
     assert failing == {97 * k for k in range(1, 11)} | {500}
-    marked = {row.label for row, bar in zip(chart.rows, chart.bars) if bar.css == "error"}
+    # the bars keep one neutral colour; the errors are marked in their own row under the axis:
+    # one mark per group with an error, at its bar's x, never too thin to see
+    assert {bar.css for bar in chart.bars} == {""}
+    marked = {mark.label.partition(":")[0] for mark in chart.error_marks}
     assert marked == {f"steps {n - (n - 1) % 5}–{n - (n - 1) % 5 + 4}" for n in failing}
-    # one mark under the axis per group with an error, at its bar's x, never too thin to see
     assert len(chart.error_marks) == len(failing)
-    bar_x = {bar.x for bar in chart.bars if bar.css == "error"}
+    bar_x = {bar.x for row, bar in zip(chart.rows, chart.bars) if row.label in marked}
     assert {mark.x for mark in chart.error_marks} == bar_x
     assert all(mark.width >= charts.MIN_BAR and mark.height > 0 for mark in chart.error_marks)
     # step 500's error is no failed call: its group is marked all the same
@@ -92,7 +94,8 @@ def test_a_short_session_has_one_bar_per_step():
     chart = charts.cost_bars(session)
     assert [row.label for row in chart.rows] == [f"step {n}" for n in range(1, 13)]
     assert [row.href for row in chart.rows] == [f"#step-{n}" for n in range(1, 13)]
-    assert [bar.css for bar in chart.bars] == ["error" if n in (5, 10) else "" for n in range(1, 13)]
+    assert [bar.css for bar in chart.bars] == [""] * 12
+    assert [mark.x for mark in chart.error_marks] == [chart.bars[4].x, chart.bars[9].x]
     # a failed step that cost nothing has no bar to colour: the mark under the axis shows it
     session.steps[4].cost = Cost(0.0, "log")
     chart = charts.cost_bars(session)

@@ -197,7 +197,8 @@ class Renderer:
         files, and nothing in them may close the element early."""
         files = self.static_files()
         css = "\n".join(files[name].decode() for name in ("assets/style.css", "assets/pygments.css") if name in files)
-        js = files.get("assets/app.js", b"").decode()
+        # app.js loads session-ui.js beside it on a site; a single file holds both, in order
+        js = "\n".join(files[name].decode() for name in ("assets/app.js", "assets/session-ui.js") if name in files)
         if "</" in css or "</" in js:
             raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
