@@ -4,6 +4,7 @@ the header and the failures first and folds routine steps (33 A4 pages before, 1
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,15 @@ def session_page(tmp_path_factory) -> Path:
     return build_long_site(tmp_path_factory.mktemp("print"), STEPS)[1]
 
 
-def test_a_phone_shows_a_compact_header_and_the_first_step_on_the_first_screen(browser, session_page):
+def test_a_phone_shows_a_compact_header_and_the_failure_card_on_the_first_screen(browser, session_page):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = watched_page(context)
     page.goto(session_page.as_uri())
-    assert page.locator("li.step").first.bounding_box()["y"] < 844
+    # What the first screen leads to: the "what went wrong" card where the session failed (it
+    # stands before the first step and links to it), else the first step itself.
+    verdict = page.locator("#what-went-wrong .verdict")
+    assert verdict.count() == 1 and verdict.bounding_box()["y"] + verdict.bounding_box()["height"] < 844
+    assert page.locator("#ledger").count() == 1 and page.locator("#ledger[open]").count() == 0  # a long ledger starts folded
     columns = page.evaluate("getComputedStyle(document.querySelector('.summary .facts')).gridTemplateColumns")
     assert len(columns.split()) == 2
     # every step header is one line: its height is that of one line of its title
@@ -50,4 +55,15 @@ def test_print_keeps_the_header_and_failures_first_and_folds_routine_steps(brows
     assert "step 6 failed" in printed
     assert "def function_3(value)" not in printed  # a routine output, folded
     assert "Copy link" not in printed and "Expand all" not in printed
+    context.close()
+
+
+def test_a_phone_shows_the_first_step_of_a_session_without_failures_on_the_first_screen(browser, data_site):
+    sessions = json.loads((data_site / "sessions.json").read_text())["sessions"]
+    clean = next(s for s in sessions if s["errors"] == 0 and s["steps"] >= 5 and not s["parent"])
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = watched_page(context)
+    page.goto((data_site / clean["page"]).as_uri())
+    assert page.locator("#what-went-wrong").count() == 0
+    assert page.locator("li.step").first.bounding_box()["y"] < 844, clean["page"]
     context.close()

@@ -18,6 +18,8 @@ ACTION_CHARS = 120
 # Rows of each ledger table on the page: past this, the first page of a long session would
 # grow with its length; the rest are on their steps.
 LEDGER_ROWS = 1_000
+# A ledger of more rows than this starts folded (LedgerView.open).
+LEDGER_OPEN_ROWS = 8
 
 StepHref = Callable[[int], str]
 
@@ -59,6 +61,9 @@ class LedgerView:
     commands_line: str  # "3 commands, 1 failed"
     files_left: str | None  # "the first 1,000 of 1,234 files" when the table is cut
     commands_left: str | None
+    # Open when short: a long ledger starts folded to its summary line, so that the first
+    # step stays on the first screen of a phone (the line still says what was touched).
+    open: bool = True
 
 
 @dataclass
@@ -108,7 +113,8 @@ def ledger_view(found: Ledger, href: StepHref) -> LedgerView:
                                              f"{read:,} read" if read else "") if part)
     failed = found.failed_commands
     commands_line = formatting.counted(len(found.commands), "command") + (f", {failed:,} failed" if failed else "")
-    return LedgerView(files, commands, files_line, commands_line, _left(len(found.files), "file"), _left(len(found.commands), "command"))
+    return LedgerView(files, commands, files_line, commands_line, _left(len(found.files), "file"), _left(len(found.commands), "command"),
+                      open=len(files) + len(commands) <= LEDGER_OPEN_ROWS)
 
 
 def _left(total: int, noun: str) -> str | None:

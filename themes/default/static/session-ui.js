@@ -154,3 +154,13 @@
     if (button) copyLink(button, parseInt(button.getAttribute("data-step"), 10));
   });
 })();
+
+// ---- Print: a ledger folded on screen (a long one starts folded) prints open, as the
+// print stylesheet puts it first; it folds again afterwards.
+(function () {
+  "use strict";
+  var ledger = document.getElementById("ledger");
+  if (!ledger || ledger.open) return;
+  window.addEventListener("beforeprint", function () { ledger.open = true; });
+  window.addEventListener("afterprint", function () { ledger.open = false; });
+})();
