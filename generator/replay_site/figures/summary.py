@@ -76,6 +76,8 @@ class SessionSummary:
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
     child_steps: dict[str, int] = field(default_factory=dict)
+    # The session's log lines by fate and kind (Session.records), for the account of what was read.
+    records: dict[str, dict[str, int]] = field(default_factory=dict)
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
@@ -211,4 +213,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         by_model=by_model(session),
         child_steps=child_steps(session),
         redactions=dict(session.redactions),
+        records={fate: dict(sorted(kinds.items())) for fate, kinds in session.records.items()},
     )

@@ -2,18 +2,54 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from replay_site.model import Problem
+from replay_site.model import Problem, RecordCounts, count_record
 from replay_site.readers.files import BOM, open_regular
 
 
-def iter_objects(path: Path, problems: list[Problem], label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each JSON object line of `path`.
+
+def kind_of(obj: dict[str, Any]) -> str | None:
+    """A line's `type`, or None when it is not a string: in a damaged line it can be a list
+    or an object, which must not reach set lookups or comparisons."""
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+# A kind name from a log goes into sessions.json and onto the index: kept short.
+KIND_LENGTH = 60
+
+
+@dataclass(frozen=True)
+class LineKinds:
+    """A reader's one-line declaration for the account of what it read (Session.records):
+    how one of its lines' kind is named, and the kinds it leaves out by design. Every other
+    kind counts as shown until the reader says it does not know it (Session.not_understood)."""
+
+    not_shown: Collection[str] = frozenset()
+    name: Callable[[dict[str, Any]], str | None] = kind_of
+
+    def kind(self, obj: dict[str, Any]) -> str:
+        return (self.name(obj) or "(no type)")[:KIND_LENGTH]
+
+    def count(self, obj: dict[str, Any], records: RecordCounts) -> None:
+        kind = self.kind(obj)
+        count_record(records, kind, "not_shown" if kind in self.not_shown else "shown")
+
+
+BY_TYPE = LineKinds()
+
+
+def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
+                 records: RecordCounts | None = None, kinds: LineKinds = BY_TYPE) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each JSON object line of `path`, each counted in
+    `records` (when given) by its kind as `kinds` names it.
 
     Blank lines are passed over; a line that is not JSON, or is JSON but not an
     object, becomes a `bad_line` Problem naming `label` (default: the file name)
@@ -34,6 +70,8 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
             if not isinstance(value, dict):
                 problems.append(Problem("bad_line", f"not a JSON object ({type(value).__name__}), skipped", label, number))
                 continue
+            if records is not None:
+                kinds.count(value, records)
             yield number, value
 
 
@@ -69,14 +107,21 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
         wanted = next(pending, None)
 
 
+# What Python's json writes and reads but orjson refuses: a lone surrogate escape ("\\ud800"),
+# the bare NaN, Infinity and -Infinity of a non-finite float (rlm-code rewards), and integers
+# beyond 64 bits.
+_STANDARD_LIBRARY_ONLY = re.compile(rb"\\[uU][dD]|NaN|Infinity|[0-9]{20}")
+
+
 def loads(raw: bytes) -> Any:
-    """One JSON value. orjson refuses a lone surrogate escape ("\\ud800"), which other tools
-    write and read; such a line is parsed by the standard library instead, so it is shown
-    (the surrogate becomes U+FFFD at the reader boundary) rather than dropped."""
+    """One JSON value. A line orjson refuses for something the standard library accepts
+    (_STANDARD_LIBRARY_ONLY) is parsed by the standard library instead, so it is shown (a
+    surrogate becomes U+FFFD at the reader boundary; NaN stays a float the figures skip)
+    rather than dropped; only those lines pay for the slower parser."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        if b"\\ud" not in raw.lower():
+        if not _STANDARD_LIBRARY_ONLY.search(raw):
             raise
         return json.loads(raw)
 
@@ -99,9 +144,3 @@ def load_json(path: Path, problems: list[Problem], label: str | None = None) -> 
         return None
     return value
 
-
-def kind_of(obj: dict[str, Any]) -> str | None:
-    """A line's `type`, or None when it is not a string: in a damaged line it can be a list
-    or an object, which must not reach set lookups or comparisons."""
-    kind = obj.get("type")
-    return kind if isinstance(kind, str) else None

@@ -14,9 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Problem, Session
+from replay_site.model import Problem, RecordCounts, Session, count_record, no_records
 from replay_site.readers import FileReader, SessionSource
-from replay_site.readers.codex.build import Builder
+from replay_site.readers.codex.build import LINE_KINDS, Builder
 from replay_site.readers.codex.shapes import Record, load_records, shape_of
 from replay_site.readers.files import Head
 
@@ -96,12 +96,14 @@ class CodexReader(FileReader):
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         by_id: dict[str, tuple[Path, list[Record], list[Problem]]] = {}
+        counted: dict[Path, RecordCounts] = {}
         notes: list[Problem] = []
         for path in source.files:
             problems: list[Problem] = []
             label = source.label(path)
+            counted[path] = no_records()
             try:
-                records = load_records(path, label, problems)
+                records = load_records(path, label, problems, counted[path], LINE_KINDS)
             except OSError as exc:
                 notes.append(Problem("bad_line", f"unreadable file ({exc})", label))
                 continue
@@ -112,6 +114,7 @@ class CodexReader(FileReader):
                 kept, dropped = sorted([by_id[ident], (path, records, problems)], key=lambda e: len(e[1]), reverse=True)
                 notes.append(Problem("warning", f"same session as {source.label(kept[0])}, which holds more lines: not read again", source.label(dropped[0])))
                 by_id[ident] = kept
+                _count_as_copy(counted[kept[0]], counted.pop(dropped[0]))
             else:
                 by_id[ident] = (path, records, problems)
         sessions: dict[str, Session] = {}
@@ -125,7 +128,7 @@ class CodexReader(FileReader):
                 records, note = _own_records(records, by_id.get(str(fork_of)))
                 if note:
                     problems.append(Problem("warning", note, source.label(path)))
-            session = Session(ident, self.name, source=source.label(path))
+            session = Session(ident, self.name, source=source.label(path), records=counted[path])
             builder = Builder(session, records, problems)
             builder.build()
             session.problems.extend(problems)
@@ -149,6 +152,13 @@ class CodexReader(FileReader):
         if roots:
             roots[0].problems[:0] = notes
         return roots
+
+
+def _count_as_copy(kept: RecordCounts, copy: RecordCounts) -> None:
+    """The lines of an older copy of a rollout, not shown by design: counted with the copy kept."""
+    for counts in copy.values():
+        for kind, lines in counts.items():
+            count_record(kept, kind, "not_shown", lines)
 
 
 def _ident(records: list[Record], path: Path) -> str:

@@ -45,7 +45,7 @@ from replay_site.readers.gptme.results import (
     context_title,
     path_matches,
 )
-from replay_site.readers.jsonl import iter_objects
+from replay_site.readers.jsonl import LineKinds, iter_objects
 from replay_site.readers.timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
@@ -53,6 +53,14 @@ MAX_CONFIG_BYTES = 1 << 20
 ROLES = ("system", "user", "assistant")
 _VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
 _WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
+
+
+def _role(message: dict[str, Any]) -> str | None:
+    return message.get("role") if isinstance(message.get("role"), str) else None
+
+
+# A conversation line is a message; its kind is its role.
+LINE_KINDS = LineKinds(name=_role)
 
 
 def looks_like_gptme(first: dict[str, Any] | None) -> bool:
@@ -112,6 +120,7 @@ class _Builder:
             self.session.steps.append(Step("event", timestamp=timestamp, title=f"Unknown message ({what})",
                                            details=[Detail("Raw JSON", raw_json(message), "json")]))
             self.session.warn("unknown_event", f"message with {what}, kept as a raw event", line)
+            self.session.not_understood(LINE_KINDS.kind(message))
             return
         self._time(timestamp)
         if role == "system":
@@ -348,7 +357,7 @@ READER = GptmeReader()
 
 def _messages(session: Session, path: Path, label: str) -> list[tuple[int, dict[str, Any]]]:
     try:
-        return list(iter_objects(path, session.problems, label))
+        return list(iter_objects(path, session.problems, label, session.records, LINE_KINDS))
     except OSError as exc:
         session.problems.append(_problem(f"unreadable ({exc})", label))
         return []

@@ -42,7 +42,7 @@ class _Run:
         self.final: dict[str, Any] = {}
         self.cumulative = 0.0
         self.others: list[tuple[int, Step]] = []
-        for line, record in jsonl.iter_objects(path, self.session.problems, label):
+        for line, record in jsonl.iter_objects(path, self.session.problems, label, self.session.records):
             self.record(line, record)
         head = self.final or self.first
         self.run_id = text(head.get("run_id")) or self.session.id
@@ -64,6 +64,7 @@ class _Run:
         else:
             self.others.append((line, Step(kind="event", timestamp=when, title=text(kind) or "?", details=[Detail("raw record", text(record), "json")])))
             self.session.warn("unknown_event", f"unknown record type {kind!r}, shown as a raw record", line)
+            self.session.not_understood(jsonl.BY_TYPE.kind(record))
 
     def step(self, record: dict[str, Any], when: Any) -> StepState:
         action, observation = as_dict(record.get("action")), as_dict(record.get("observation"))

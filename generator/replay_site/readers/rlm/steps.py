@@ -19,10 +19,15 @@ from typing import Any
 from replay_site.model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
 from replay_site.readers.fields import count, number, text
 from replay_site.readers.fields import mapping as as_dict
+from replay_site.readers.jsonl import LineKinds
 from replay_site.readers.timestamps import utc_time
 
 # Action fields shown elsewhere (title, code, text) and so left out of the tool call's arguments.
 _SHOWN_ELSEWHERE = {"action", "code", "rationale", "reasoning", "done", "final_response"}
+
+
+# Session events and trajectories name a line's kind `event_type` (run files `type`).
+EVENT_KINDS = LineKinds(name=lambda event: event.get("event_type") if isinstance(event.get("event_type"), str) else None)
 
 
 @dataclass
