@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import RECORD_FATES, Problem, RecordCounts, count_record, no_records
+from replay_site.model import RECORD_FATES, Problem, RecordCounts, Session, count_record, no_records
 
 
 @dataclass
@@ -30,6 +30,18 @@ def total_records(each: Iterable[RecordCounts]) -> RecordCounts:
             for kind, lines in kinds.items():
                 count_record(total, kind, fate, lines)
     return {fate: dict(sorted(total[fate].items())) for fate in RECORD_FATES}
+
+
+def unknown_by_version(sessions: Iterable[Session]) -> dict[tuple[str, str], dict[str, int]]:
+    """Lines of unknown kinds per producer and the version its log records (Claude Code's
+    `version`, Codex's `cli_version`, Glue's `glue_version`, …): where a format change shows
+    first. Sessions whose log names no version are under ""."""
+    found: dict[tuple[str, str], RecordCounts] = {}
+    for session in sessions:
+        if session.records["unknown"]:
+            key = (session.format, session.agent_version or "")
+            found[key] = total_records([found.get(key, no_records()), session.records])
+    return {key: found[key]["unknown"] for key in sorted(found)}
 
 
 def account(files_read: int, problems: Iterable[Problem], summaries: Iterable[SessionSummary]) -> Inputs:

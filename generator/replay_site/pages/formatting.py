@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from replay_site.figures.summary import SessionSummary
+from replay_site.measures import measured
 from replay_site.model import RECORD_FATES, Cost, CostTotal, RecordCounts, Usage
 
 
@@ -166,8 +167,8 @@ def outcome(name: str) -> tuple[str, str]:
 
 
 def number(value: float) -> str:
-    """A reward or other measured value, as short as it stays exact (`%g`)."""
-    return f"{value:g}"
+    """A reward or other measured value, as short as it stays exact (`%g`); NaN and ∞ as such."""
+    return measured(value)
 
 
 class RunningCost:

@@ -14,7 +14,6 @@ from replay_site.model import Problem, RecordCounts, count_record
 from replay_site.readers.files import BOM, open_regular
 
 
-
 def kind_of(obj: dict[str, Any]) -> str | None:
     """A line's `type`, or None when it is not a string: in a damaged line it can be a list
     or an object, which must not reach set lookups or comparisons."""

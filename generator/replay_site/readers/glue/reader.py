@@ -31,8 +31,8 @@ from replay_site.model import Fact, Problem, Session, Step, no_records
 from replay_site.readers import FileReader, SessionSource, jsonl
 from replay_site.readers.fields import count, first_request, string, user_prompts
 from replay_site.readers.files import BOM, Head
-from replay_site.readers.jsonl import KIND_LENGTH
 from replay_site.readers.glue.steps import StepBuilder, usage_from
+from replay_site.readers.jsonl import KIND_LENGTH
 from replay_site.readers.timestamps import parse_time
 
 EVENT_TYPES = frozenset({

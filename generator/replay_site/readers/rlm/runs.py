@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from replay_site.measures import finite
 from replay_site.model import Detail, Fact, Session, Step, Usage
 from replay_site.readers import jsonl
 from replay_site.readers.fields import count, number, text
@@ -76,7 +77,8 @@ class _Run:
         reward = number(record.get("reward"))
         # Rounded so a sum of logged rewards reads 1.8, not 1.7999999999999998 (the producer's
         # own totals are rounded the same way); 12 places is far below any reward's precision.
-        self.cumulative = round(self.cumulative + (reward or 0.0), 12)
+        # NaN and ∞ (what Python's json writes for them) stay the step's value, never summed.
+        self.cumulative = round(self.cumulative + (finite(reward) or 0.0), 12)
         execution = number(observation.get("execution_time"))
         state = StepState(
             number=count(record.get("step")) or len(self.states) + 1,

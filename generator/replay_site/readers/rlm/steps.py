@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from replay_site.measures import finite, measured
 from replay_site.model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
 from replay_site.readers.fields import count, number, text
 from replay_site.readers.fields import mapping as as_dict
@@ -222,7 +223,10 @@ def add_run_facts(
     if final_answer:
         facts.append(Fact("Final answer", final_answer))
     if total_reward is not None:
-        facts.append(Fact("Total reward", f"{total_reward:g}"))
+        facts.append(Fact("Total reward", measured(total_reward)))
+    unsummed = [step.number for step in session.steps if step.reward is not None and finite(step.reward) is None]
+    if unsummed:
+        facts.append(Fact("Rewards not summed", f"NaN or ∞ at step {', '.join(map(str, unsummed))}"))
     judged = [step for step in session.steps if step.kind == "assistant"]
     if judged:
         ok = sum(1 for step in judged if not step.error_count)
