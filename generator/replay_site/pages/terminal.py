@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from replay_site.figures.compare import Comparison
-from replay_site.figures.summary import cost_usd, outcome
 from replay_site.figures.inputs import unknown_by_version
+from replay_site.figures.summary import cost_usd, outcome
 from replay_site.model import CostTotal, Problem, Session, Step
 from replay_site.pages.formatting import cost_total, duration, money, step_cost, when
 from replay_site.pages.formatting import outcome as outcome_label
