@@ -46,9 +46,11 @@ BY_TYPE = LineKinds()
 
 
 def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
-                 records: RecordCounts | None = None, kinds: LineKinds = BY_TYPE) -> Iterator[tuple[int, dict[str, Any]]]:
+                 records: RecordCounts | None = None, kinds: LineKinds = BY_TYPE,
+                 exact_integers: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each JSON object line of `path`, each counted in
-    `records` (when given) by its kind as `kinds` names it.
+    `records` (when given) by its kind as `kinds` names it. `exact_integers`: the log is
+    written by Python, whose integers have any size (`loads`).
 
     Blank lines are passed over; a line that is not JSON, or is JSON but not an
     object, becomes a `bad_line` Problem naming `label` (default: the file name)
@@ -61,7 +63,7 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
             if not raw:
                 continue
             try:
-                value = loads(raw)
+                value = loads(raw, exact_integers)
             except ValueError as exc:
                 reason = "truncated line" if _looks_truncated(raw) else f"invalid JSON ({exc})"
                 problems.append(Problem("bad_line", f"{reason}, skipped", label, number))
@@ -108,15 +110,22 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
 
 # What Python's json writes and reads but orjson refuses: a lone surrogate escape ("\\ud800"),
 # the bare NaN, Infinity and -Infinity of a non-finite float (rlm-code rewards), and integers
-# beyond 64 bits.
+# too large for a float.
 _STANDARD_LIBRARY_ONLY = re.compile(rb"\\[uU][dD]|NaN|Infinity|[0-9]{20}")
+# orjson reads an integer beyond 64 bits as a float, losing its digits.
+_LONG_INTEGER = re.compile(rb"[0-9]{20}")
 
 
-def loads(raw: bytes) -> Any:
+def loads(raw: bytes, exact_integers: bool = False) -> Any:
     """One JSON value. A line orjson refuses for something the standard library accepts
     (_STANDARD_LIBRARY_ONLY) is parsed by the standard library instead, so it is shown (a
     surrogate becomes U+FFFD at the reader boundary; NaN stays a float the figures skip)
-    rather than dropped; only those lines pay for the slower parser."""
+    rather than dropped; only those lines pay for the slower parser. With `exact_integers`
+    (logs written by Python) a line with 20 digits in a row is parsed by the standard library
+    too, which keeps every digit of an integer (the search costs about what parsing does, so
+    only the readers of such logs ask for it)."""
+    if exact_integers and _LONG_INTEGER.search(raw):
+        return json.loads(raw)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:

@@ -172,7 +172,7 @@ class _NativeRun:
 def read_native(path: Path, label: str) -> Session:
     session = Session(id=path.name.removesuffix(".jsonl"), format=FORMAT, source=label)
     run = _NativeRun(session)
-    for line, event in jsonl.iter_objects(path, session.problems, label, session.records, EVENT_KINDS):
+    for line, event in jsonl.iter_objects(path, session.problems, label, session.records, EVENT_KINDS, exact_integers=True):
         run.event(line, event)
     run.finish()
     return session

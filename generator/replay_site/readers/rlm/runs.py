@@ -43,7 +43,7 @@ class _Run:
         self.final: dict[str, Any] = {}
         self.cumulative = 0.0
         self.others: list[tuple[int, Step]] = []
-        for line, record in jsonl.iter_objects(path, self.session.problems, label, self.session.records):
+        for line, record in jsonl.iter_objects(path, self.session.problems, label, self.session.records, exact_integers=True):
             self.record(line, record)
         head = self.final or self.first
         self.run_id = text(head.get("run_id")) or self.session.id

@@ -152,7 +152,7 @@ class _Agent:
 def read_trajectory(path: Path, label: str) -> Session:
     root = Session(id=path.name.removesuffix(".jsonl"), format=FORMAT, source=label)
     agents: dict[str | None, _Agent] = {None: _Agent(root)}
-    for line, event in jsonl.iter_objects(path, root.problems, label):
+    for line, event in jsonl.iter_objects(path, root.problems, label, exact_integers=True):
         owner = event.get("parent_id") if isinstance(event.get("parent_id"), str) and event.get("parent_id") else None
         if owner not in agents:
             child = Session(id=f"{root.id}:{owner}", format=FORMAT, title=owner, source=label, parent_id=root.id)
