@@ -154,9 +154,9 @@ def test_index_day_charts_follow_dates_and_hold_no_links(data_site):
     for figure in figures:
         assert figure.select("svg a") == []
         dates = [row.th.get_text() for row in figure.select("details.chart-data tbody tr")]
-        assert dates == sorted(dates) and len(dates) == 18  # the test sessions start on 18 days
+        assert dates == sorted(dates) and len(dates) == 23  # the test sessions start on 23 days
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
-        # 2023-09-14 .. 2026-12-01 is 1,175 days: a label every 365 days from the first
+        # 2023-09-14 .. 2026-12-02 is 1,176 days: a label every 365 days from the first
         assert labels == ["2023-09-14", "2024-09-13", "2025-09-13", "2026-09-13"]
 
 

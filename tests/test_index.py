@@ -94,6 +94,10 @@ EXAMPLE_OUTCOMES = {
     "e7000000-0000-4000-8000-00000000000f": "interrupted",
     # claude/-home-dev-ide/f1…0c.jsonl: the session ends with "[Request interrupted by user]".
     "f1000000-0000-4000-8000-00000000000c": "interrupted",
+    # codex/ended-on-error: the last line is the failed `pytest -q` call's output (exit_code 1).
+    "0a470000-0000-4000-8000-000000000048": "failed",
+    # glue/1791000900000-7070-running/meta.json: "termination_status": "running".
+    "1791000900000-7070-running": "unknown",
 }
 
 
@@ -109,7 +113,7 @@ def test_example_outcomes_in_sessions_json_and_rows(example_site):
         assert row["data-format"] == entry["format"]
         cell = row.select_one("td.outcome").get_text(" ", strip=True)
         # a symbol and a word, never colour alone
-        assert cell in {"✓ completed", "✗ failed", "■ interrupted"}, cell
+        assert cell in {"✓ completed", "✗ failed", "■ interrupted", "? unknown"}, cell
         assert cell.split(" ", 1)[1] == entry["outcome"]
 
 
@@ -120,10 +124,11 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 33 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
-    # 30 completed (simplified-demo's clean answer after its failed call included)
-    assert counted == {"completed": 30, "interrupted": 3}
-    assert chips == {"#status=all": 33, "#status=completed": 30, "#status=interrupted": 3}
+    # 40 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
+    # 1 failed (codex/ended-on-error), 1 unknown (Glue running), 35 completed (simplified-demo's
+    # clean answer after its failed call included)
+    assert counted == {"completed": 35, "failed": 1, "interrupted": 3, "unknown": 1}
+    assert chips == {"#status=all": 40, "#status=completed": 35, "#status=failed": 1, "#status=interrupted": 3, "#status=unknown": 1}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 

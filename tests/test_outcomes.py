@@ -42,11 +42,11 @@ def test_codex_a_clean_answer_after_a_failed_call_is_completed_in_every_version(
     assert outcome_of(log) == "completed"
 
 
-@pytest.mark.parametrize("log, cut", [(CODEX_047, 6), (CODEX_0169, 7)], ids=["codex-0.47", "codex-0.169"])
-def test_codex_a_session_ending_on_its_failed_call_is_failed_in_every_version(tmp_path, log, cut):
-    # Cut right after the failed call's output (0.47 line 6, 0.169 line 7): no answer, no
-    # task_complete; the session ends on the error.
-    assert outcome_of(first_lines(log, cut, tmp_path)) == "failed"
+def test_codex_a_session_ending_on_its_failed_call_is_failed_in_every_version(tmp_path):
+    # codex/ended-on-error: the 0.47 scenario's first 6 lines, ending on the failed call's output.
+    assert outcome_of(DATA / "codex" / "ended-on-error") == "failed"
+    # 0.169 cut at the same place (line 7): no answer, no task_complete; the same outcome.
+    assert outcome_of(first_lines(CODEX_0169, 7, tmp_path)) == "failed"
 
 
 def test_codex_an_interrupted_turn_is_interrupted(tmp_path):
