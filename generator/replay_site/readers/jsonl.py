@@ -14,13 +14,6 @@ from replay_site.model import Problem, RecordCounts, count_record
 from replay_site.readers.files import BOM, open_regular
 
 
-def kind_of(obj: dict[str, Any]) -> str | None:
-    """A line's `type`, or None when it is not a string: in a damaged line it can be a list
-    or an object, which must not reach set lookups or comparisons."""
-    kind = obj.get("type")
-    return kind if isinstance(kind, str) else None
-
-
 # A kind name from a log goes into sessions.json and onto the index: kept short.
 KIND_LENGTH = 60
 
@@ -32,10 +25,10 @@ class LineKinds:
     kind counts as shown until the reader says it does not know it (Session.not_understood)."""
 
     not_shown: Collection[str] = frozenset()
-    name: Callable[[dict[str, Any]], str | None] = kind_of
+    name: Callable[[dict[str, Any]], str | None] | None = None  # None: the line's `type` (kind_of)
 
     def kind(self, obj: dict[str, Any]) -> str:
-        return (self.name(obj) or "(no type)")[:KIND_LENGTH]
+        return ((self.name or kind_of)(obj) or "(no type)")[:KIND_LENGTH]
 
     def count(self, obj: dict[str, Any], records: RecordCounts) -> None:
         kind = self.kind(obj)
@@ -152,3 +145,9 @@ def load_json(path: Path, problems: list[Problem], label: str | None = None) -> 
         return None
     return value
 
+
+def kind_of(obj: dict[str, Any]) -> str | None:
+    """A line's `type`, or None when it is not a string: in a damaged line it can be a list
+    or an object, which must not reach set lookups or comparisons."""
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None
