@@ -76,3 +76,17 @@ def test_odd_events_are_reported_never_fatal(tmp_path):
     ]
     assert session.records["unknown"] == {"branch_switch": 1}
     assert len([step for step in session.steps if step.collapsed]) == 4  # the system prompt and the same 3
+
+
+def test_a_whole_list_with_the_hidden_system_prompt_takes_nothing_else_back(tmp_path):
+    # gptme's message_edit and checkpoint carry the whole log, the system prompt it never
+    # appends included: matched by message, not by place, they take back only what they leave out.
+    folder = tmp_path / "undo-edit"
+    shutil.copytree(UNDO_EDIT, folder)
+    final = [json.loads(line) for line in (folder / "conversation.jsonl").read_text().splitlines()]
+    with (folder / "events.jsonl").open("a") as events:
+        events.write(json.dumps({"seq": 13, "type": "checkpoint", "payload": {"messages": final}}) + "\n")
+        events.write(json.dumps({"seq": 14, "type": "message_edit", "payload": {"messages": final}}) + "\n")
+    session = read(folder)
+    assert [step.title for step in session.steps if step.collapsed] == ["System prompt", UNDONE, UNDONE, EDITED]
+    assert session.problems == []

@@ -19,7 +19,7 @@ from replay_site.readers.jsonl import LineKinds, iter_objects, kind_of
 UNDONE = "Undone (not part of the final conversation)"
 EDITED = "Edited away (not part of the final conversation)"
 # message_append and checkpoint restate conversation.jsonl; undo and message_edit are what the
-# page shows (the branches they left).
+# page shows (the branches they left). Messages are told apart by role, content and timestamp.
 LINE_KINDS = LineKinds(not_shown=frozenset({"message_append", "checkpoint"}))
 
 
@@ -63,15 +63,19 @@ def replay(path: Path, session: Session, label: str) -> Replay:
                 entry.taken_back = UNDONE
             state = state[:len(state) - undone] if undone else state
         elif kind in ("message_edit", "checkpoint") and isinstance(payload.get("messages"), list):
-            messages = [message for message in payload["messages"] if isinstance(message, dict)]
-            kept = 0
-            while kept < min(len(state), len(messages)) and state[kept].message == messages[kept]:
-                kept += 1
-            for entry in state[kept:]:
+            # The whole list, matched by message rather than by place: it may hold the hidden
+            # system messages gptme never appends. A message_edit takes back what it leaves out;
+            # a checkpoint (a snapshot for recovery) only restates.
+            previous = {_key(entry.message): entry for entry in state}
+            state = []
+            for message in (message for message in payload["messages"] if isinstance(message, dict)):
+                entry = previous.pop(_key(message), None)
+                if entry is None:
+                    entry = _Entry(number, message)
+                    written.append(entry)
+                state.append(entry)
+            for entry in previous.values() if kind == "message_edit" else ():
                 entry.taken_back = EDITED
-            fresh = [_Entry(number, message) for message in messages[kept:]]
-            state = state[:kept] + fresh
-            written.extend(fresh)
         else:
             session.problems.append(Problem("bad_line", f"{kind} without its payload, not replayed", label, number))
     found, anchor = [], None
