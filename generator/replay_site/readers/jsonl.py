@@ -13,7 +13,6 @@ import orjson
 from replay_site.model import Problem, RecordCounts, count_record
 from replay_site.readers.files import BOM, open_regular
 
-
 # A kind name from a log goes into sessions.json and onto the index: kept short.
 KIND_LENGTH = 60
 
