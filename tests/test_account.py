@@ -181,3 +181,19 @@ def test_formats_check_names_unknown_kinds_by_producer_version(tmp_path):
     clean = CliRunner().invoke(app, ["formats", "--check", str(CLAUDE_CLEAN)])
     assert clean.exit_code == 0
     assert clean.stdout.splitlines() == ["1 session read: every record kind known, no file skipped"]
+
+
+def test_a_log_its_reader_fails_on_is_a_skipped_file(tmp_path, monkeypatch):
+    from replay_site.readers import registry
+
+    def failing(source):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(registry()["glue"], "read_sessions", failing)
+    logs = tmp_path / "logs"
+    shutil.copytree(GLUE_RUNNING, logs / GLUE_RUNNING.name)
+    shutil.copytree(CLAUDE_CLEAN, logs / "claude")
+    result = build([logs], tmp_path / "site")
+    inputs = sessions_json(tmp_path / "site")["inputs"]
+    assert inputs["files_skipped"] == [{"path": GLUE_RUNNING.name, "reason": "could not be read (RuntimeError: boom)"}]
+    assert [str(p) for p in result.problems] == [f"{GLUE_RUNNING.name}: could not be read (RuntimeError: boom), skipped"]
