@@ -86,11 +86,11 @@ def test_corpus_figures_match_hand_counts(corpus):
 
 def test_corpus_problems_are_explained(corpus):
     sessions = _read_all(corpus / "claude")
-    # 196820da: `grep -c '"type":"file-history-snapshot"'` = 15, `grep -c '"type":"queue-operation"'` = 4.
-    assert [str(p) for p in sessions["codemie/session-196820da.jsonl"].problems] == [
-        "codemie/session-196820da.jsonl: 15 file-history-snapshot line(s) not shown (undo snapshots of edited files)",
-        "codemie/session-196820da.jsonl: 4 queue-operation line(s) not shown (prompts queued while the agent worked; they reappear as user lines)",
-    ]
+    # 196820da: `grep -c '"type":"file-history-snapshot"'` = 15, `grep -c '"type":"queue-operation"'` = 4:
+    # routine bookkeeping, counted as not shown, never a warning.
+    clean = sessions["codemie/session-196820da.jsonl"]
+    assert clean.problems == []
+    assert clean.records["not_shown"] == {"file-history-snapshot": 15, "queue-operation": 4}
     # edge_cases: lines 13, 15, 16 are JSON but not objects; 14 is {"silly": "this"} (no type);
     # line 10 has "contenst" instead of "content", line 11 has "message": "error".
     edge = [str(p) for p in sessions["claude-code-log/edge_cases.jsonl"].problems]
@@ -230,11 +230,14 @@ def test_example_calc_figures(calc):
     assert calc.tool_calls == 6 and calc.failed_tool_calls == 1
     assert calc.error_count == 2 and calc.steps[13].error.startswith("API Error: 529")  # Bash + API error
     assert calc.first_error_step == 6
-    assert [str(p).split(": ", 1)[1] for p in calc.problems] == [
-        "truncated line, skipped",  # line 30 is torn
-        "1 file-history-snapshot line(s) not shown (undo snapshots of edited files)",
-        "1 queue-operation line(s) not shown (prompts queued while the agent worked; they reappear as user lines)",
-    ]
+    # Routine bookkeeping is counted, not warned about: the torn line is the one problem.
+    assert [str(p).split(": ", 1)[1] for p in calc.problems] == ["truncated line, skipped"]  # line 30 is torn
+    # The file's 30 lines by `type`, the torn line 30 left out (it is a problem, not a record).
+    assert calc.records == {
+        "shown": {"user": 13, "assistant": 12, "system": 1, "summary": 1},
+        "not_shown": {"file-history-snapshot": 1, "queue-operation": 1},
+        "unknown": {},
+    }
     [child] = calc.children
     assert child.id == f"{CALC_ID}-agent-7c3d9e1" and child.parent_id == CALC_ID
     assert calc.steps[9].tool_calls[0].child_session_id == child.id and calc.steps[9].child_session_ids == [child.id]

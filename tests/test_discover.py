@@ -88,7 +88,7 @@ def test_unreadable_log_says_permission_denied(data, tmp_path, monkeypatch):
         discover([log], pick_readers("auto"), [])
     problems = []
     discover([tmp_path], pick_readers("auto"), problems)
-    assert [(p.path, p.message) for p in problems] == [("rollout.jsonl", "permission denied: skipped")]
+    assert [(p.path, p.message) for p in problems] == [("rollout.jsonl", "permission denied")]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -141,4 +141,5 @@ def test_a_plugin_reader_with_only_find_still_takes_part(data):
             return [SessionSource("toy", root / "legacy-mixed.jsonl", root)]
 
     sources = discover([data / "glue"], [FindOnly(), *pick_readers("auto")], [])
-    assert [(s.format, s.path.name) for s in sources] == [("glue", "1791000000000-4242-ex1"), ("glue", "1791000500000-5151-fork"), ("toy", "legacy-mixed.jsonl")]
+    assert [(s.format, s.path.name) for s in sources] == [("glue", "1791000000000-4242-ex1"), ("glue", "1791000500000-5151-fork"),
+                                                          ("glue", "1791000900000-7070-running"), ("toy", "legacy-mixed.jsonl")]

@@ -61,11 +61,11 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 def test_a_build_reads_each_log_once(logs, tmp_path, reads, renders):
     site.build([logs], tmp_path / "site", site.BuildOptions())
-    # 6 sources: glue ex1 (a session and its subagent: 2 pages), the glue fork, legacy-mixed,
-    # gptme legacy-forms (the conversation and its branch: 2 pages), markdown-hello and
-    # native-notes: 8 pages
-    assert sorted(reads) == sorted(set(reads)) and len(reads) == 6
-    assert len(renders) == 8 == len(set(renders))
+    # 8 sources: glue ex1 (a session and its subagent: 2 pages), the glue fork, legacy-mixed,
+    # the running glue session, gptme legacy-forms (the conversation and its branch: 2 pages),
+    # markdown-hello, native-notes and undo-edit: 10 pages
+    assert sorted(reads) == sorted(set(reads)) and len(reads) == 8
+    assert len(renders) == 10 == len(set(renders))
 
 
 def test_a_rebuild_of_unchanged_logs_reads_nothing_and_changes_nothing(logs, tmp_path, reads, renders):
@@ -138,9 +138,9 @@ def test_settings_and_missing_pages_force_rendering(logs, tmp_path, reads):
     site.build([logs], out, site.BuildOptions())
     reads.clear()
     site.build([logs], out, site.BuildOptions(title="Another title"))  # shapes every page
-    # every source is read again: 6 sources (the glue session folder holds 2 pages: it and its
+    # every source is read again: 8 sources (the glue session folder holds 2 pages: it and its
     # subagent; the gptme legacy-forms folder 2: it and its branch)
-    assert len(set(reads)) == 6 == len(list((out / "sessions").glob("*.html"))) - 2
+    assert len(set(reads)) == 8 == len(list((out / "sessions").glob("*.html"))) - 2
     reads.clear()
     victim = next((out / "sessions").glob("*.html"))
     victim.unlink()

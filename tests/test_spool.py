@@ -27,8 +27,9 @@ def test_spooled_sessions_come_back_equal_a_page_at_a_time_and_the_file_is_remov
         assert len(back) == len(walked)
         for session, (head, whole, pages) in zip(walked, back):
             assert whole == f"digest of {session.id}"
-            assert pages == paging.pages_of(session.steps)
-            assert replace(head, steps=session.steps, children=session.children) == session
+            # by repr: a NaN reward (rlm/nonfinite) is never equal to itself
+            assert repr(pages) == repr(paging.pages_of(session.steps))
+            assert repr(replace(head, steps=session.steps, children=session.children)) == repr(session)
         assert not Path(path).exists()
 
 

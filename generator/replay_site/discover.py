@@ -104,7 +104,7 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
             sources.append(source)
     for path in answers:
         if plain_name(path).suffix == ".jsonl" and path not in claimed:
-            problems.append(Problem("warning", "no reader recognises this file, skipped", _label(path, root)))
+            problems.append(Problem("skipped_file", "no reader recognises this file", _label(path, root)))
     return sources
 
 
@@ -121,7 +121,7 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
         try:
             status = os.stat(path)
             if not stat.S_ISREG(status.st_mode):
-                problems.append(Problem("warning", f"{file_kind(status.st_mode)}, not a regular file: skipped", _label(path, root)))
+                problems.append(Problem("skipped_file", f"{file_kind(status.st_mode)}, not a regular file", _label(path, root)))
                 continue
             said = memory.recall(path, status, names) if memory and not named else None
             if said is None:
@@ -130,7 +130,7 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
                 if memory and not named:
                     memory.learn(path, status, said)
         except OSError as exc:
-            problems.append(Problem("warning", f"{describe_error(exc)}: skipped", _label(path, root)))
+            problems.append(Problem("skipped_file", describe_error(exc), _label(path, root)))
             continue
         answers[path] = said
     return answers

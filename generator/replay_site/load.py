@@ -41,7 +41,7 @@ def read_source(source: SessionSource, options: ReadOptions) -> tuple[list[Sessi
     try:
         sessions = registry()[source.format].read(source)
     except Exception as exc:  # a reader bug on one odd file must not cost the user the whole site
-        return [], [failure("could not be read", exc, source.rel, "; skipped")]
+        return [], [unread(exc, source.rel)]
     for session in sessions:
         price_session(session, options.prices)
         if options.redact:
@@ -85,6 +85,11 @@ def load_session(reference: str | None, roots: list[Path], options: ReadOptions 
 
 def failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
     return Problem("warning", f"{what} ({one_line(exc)}){then}", where)
+
+
+def unread(exc: BaseException, where: str) -> Problem:
+    """A source whose reader failed: a file skipped, in the account of what was read."""
+    return Problem("skipped_file", f"could not be read ({one_line(exc)})", where)
 
 
 def one_line(exc: BaseException) -> str:

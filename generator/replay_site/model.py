@@ -15,9 +15,35 @@ from typing import Any, Literal
 StepKind = Literal["user", "assistant", "context", "event"]
 CostSource = Literal["log", "estimate", "unknown"]
 ChangeKind = Literal["add", "modify", "delete", "rename"]
-ProblemKind = Literal["bad_line", "unknown_event", "warning"]
+ProblemKind = Literal["bad_line", "unknown_event", "skipped_file", "warning"]
 DiffLine = Literal["hunk", "file", "add", "del", "ctx"]
 HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+# What became of a log line: shown on the page, left out by design (the producer's own
+# bookkeeping), or of a kind its reader does not know.
+RECORD_FATES = ("shown", "not_shown", "unknown")
+RecordCounts = dict[str, dict[str, int]]  # fate -> line kind -> lines
+
+
+def no_records() -> RecordCounts:
+    return {fate: {} for fate in RECORD_FATES}
+
+
+def count_record(records: RecordCounts, kind: str, fate: str = "shown", lines: int = 1) -> None:
+    counts = records[fate]
+    counts[kind] = counts.get(kind, 0) + lines
+
+
+def not_understood(records: RecordCounts, kind: str, counted_as: str | None = None, lines: int = 1) -> None:
+    """`lines` lines counted as shown under `counted_as` (default `kind`) are of a kind their
+    reader does not know: they move to "unknown" under `kind`, so each line is counted once."""
+    shown = records["shown"]
+    was = counted_as or kind
+    moved = min(lines, shown.get(was, 0))
+    if moved:
+        shown[was] -= moved
+        if not shown[was]:
+            del shown[was]
+    count_record(records, kind, "unknown", lines)
 
 
 @dataclass(slots=True)
@@ -117,7 +143,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.message}" if where else self.message
+        message = f"{self.message}, skipped" if self.kind == "skipped_file" else self.message
+        return f"{where}: {message}" if where else message
 
 
 @dataclass(slots=True)
@@ -301,6 +328,10 @@ class Session:
     problems: list[Problem] = field(default_factory=list)
     # Secrets replaced before rendering, per kind (redact/); empty when redaction is off.
     redactions: dict[str, int] = field(default_factory=dict)
+    # The lines of this session's log files by fate (RECORD_FATES) and kind: the account of
+    # everything read. Filled as lines are read (readers/jsonl.py), moved to "unknown" by the
+    # reader that does not know a kind (`not_understood`).
+    records: RecordCounts = field(default_factory=no_records)
 
     def number_steps(self) -> None:
         """Give steps the contiguous numbers 1..n that page anchors rely on."""
@@ -309,6 +340,12 @@ class Session:
 
     def warn(self, kind: ProblemKind, message: str, line: int | None = None) -> None:
         self.problems.append(Problem(kind, message, self.source, line))
+
+    def count_record(self, kind: str, fate: str = "shown", lines: int = 1) -> None:
+        count_record(self.records, kind, fate, lines)
+
+    def not_understood(self, kind: str, counted_as: str | None = None, lines: int = 1) -> None:
+        not_understood(self.records, kind, counted_as, lines)
 
     @property
     def models(self) -> list[str]:

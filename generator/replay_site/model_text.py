@@ -85,6 +85,7 @@ class StringWalk:
             self._each(session.problems, Problem)
             if session.redactions:
                 self._tree(session.redactions, 0)
+            self._tree(session.records, 0)  # line kinds named by the log
         if self.family:
             for child in session.children:
                 self.session(child)

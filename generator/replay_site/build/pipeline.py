@@ -30,10 +30,11 @@ from replay_site.build.order import navigation, site_order
 from replay_site.build.session_files import write_session
 from replay_site.costs import PriceBook, pricing_source
 from replay_site.discover import DetectionMemory, discover, pick_readers
+from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv
 from replay_site.figures.summary import SessionSummary, page_slug, summarize
 from replay_site.figures.totals import site_figures
-from replay_site.load import ReadOptions, failure, load_session, one_line, read_source
+from replay_site.load import ReadOptions, failure, load_session, one_line, read_source, unread
 from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, search, views
 from replay_site.pages.render import PageNav, Renderer, theme_search_path
@@ -90,6 +91,7 @@ class BuildResult:
     out: Path
     summaries: list[SessionSummary] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    inputs: Inputs = field(default_factory=Inputs)  # the account of everything read
 
     @property
     def steps(self) -> int:
@@ -179,6 +181,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
             tick()
 
+    files_read = len({path for source in sources for path in source.files})
+    result.inputs = account(files_read, result.problems, result.summaries)
     site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key)
     if site_files is None or not writer.keep(sorted(site_files)):
         _write_site_files(writer, result, picker, options)
@@ -195,8 +199,8 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
-    writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
-    writer.write("sessions.json", sessions_json(result.summaries, renderer))
+    writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons, result.inputs))
+    writer.write("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
     writer.write("sessions.csv", sessions_csv(result.summaries))
     writer.write("files.html", renderer.files_page(changed_files(result.summaries)))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
@@ -305,7 +309,7 @@ def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, 
                 problems.extend(session.problems)
                 picker.offer(source, session, slug, session is top)
     except Exception as exc:  # one odd source must not cost the user the whole site
-        return _Read([], [failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
+        return _Read([], [unread(exc, source.rel)], picker, None, None)
     return _Read(summaries, problems, picker, states, spool.write(spooled, Path(spool_folder) / f"{index}.pickle"))
 
 
@@ -364,9 +368,10 @@ def _renderer(theme: str, title: str, pricing: str) -> Renderer:
     return Renderer(theme, title, pricing)
 
 
-def sessions_json(summaries: list[SessionSummary], renderer: Renderer) -> bytes:
+def sessions_json(summaries: list[SessionSummary], renderer: Renderer, inputs: Inputs) -> bytes:
     document = {
         "generator": f"replay-site {__version__}",
+        "inputs": inputs.to_json(),
         "pricing": renderer.env.globals["pricing"],
         "sessions": [s.to_json() for s in summaries],
     }

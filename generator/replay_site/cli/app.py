@@ -26,6 +26,7 @@ from replay_site.cli.build_command import prices as _prices
 from replay_site.discover import DiscoveryError
 from replay_site.figures import parts
 from replay_site.pages import standalone, terminal
+from replay_site.pages.formatting import counted
 from replay_site.readers import registry
 from replay_site.redact import count_secrets
 
@@ -126,10 +127,27 @@ app.command()(_with_build_options(build))
 
 
 @app.command()
-def formats() -> None:
-    """List the readers and the folders each one looks in by default."""
-    for name, reader in sorted(registry().items()):
-        typer.echo(f"{name:8} {reader.label:20} {', '.join(map(str, reader.default_dirs())) or '-'}")
+def formats(
+    sources: SourcesArg = None,
+    check_kinds: Annotated[bool, _flag("--check", help="Read SOURCES and print the record kinds no reader knows, by producer version, "
+                                                       "and the files skipped; exit 1 when there are any.")] = False,
+    format_name: FormatOpt = "auto",
+) -> None:
+    """List the readers and the folders each one looks in by default (--check: what they do not understand)."""
+    if not check_kinds:
+        for name, reader in sorted(registry().items()):
+            typer.echo(f"{name:8} {reader.label:20} {', '.join(map(str, reader.default_dirs())) or '-'}")
+        return
+    problems: list = []
+    with user_errors():
+        found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, redact=False), problems))
+    report = terminal.format_check(found, problems)
+    for line in report:
+        say(line)
+    verdict = "every record kind known, no file skipped" if not report else counted(len(report), "finding")
+    typer.echo(f"{counted(len(found), 'session')} read: {verdict}")
+    if report:
+        raise typer.Exit(1)
 
 
 @app.command("list")

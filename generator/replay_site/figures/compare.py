@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
+from replay_site.measures import finite
 from replay_site.model import CostTotal, Session, Step
 
 RowStatus = Literal["same", "differs", "only_a", "only_b"]
@@ -245,7 +246,7 @@ def total_reward(session: Session) -> float | None:
     if cumulative:
         return cumulative[-1]
     rewards = [s.reward for s in session.steps if s.reward is not None]
-    return sum(rewards) if rewards else None
+    return sum(filter(None, map(finite, rewards)), 0.0) if rewards else None  # NaN and ∞ are never summed
 
 
 def known_cost(total: CostTotal) -> float | None:

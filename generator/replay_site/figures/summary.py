@@ -84,6 +84,8 @@ class SessionSummary:
     commands: dict[str, int] = field(default_factory=lambda: {"run": 0, "failed": 0})
     # Pull requests the log says the session opened: [{number, url, repository}].
     pull_requests: list[dict[str, Any]] = field(default_factory=list)
+    # The session's log lines by fate and kind (Session.records), for the account of what was read.
+    records: dict[str, dict[str, int]] = field(default_factory=dict)
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
@@ -140,24 +142,33 @@ UNFINISHED_STATUS = {"running", "incomplete"}
 
 
 def outcome(session: Session) -> str:
-    """How the session ended. What the log states wins (the reader's `outcome`, then its
-    `status`); otherwise: the last tool call failed, or the last user or assistant step
-    carries an error -> failed; the agent had the last word (the last such step is the
-    assistant's, its calls all answered) -> completed; anything else (no steps, a user
-    message left unanswered, a call whose result never came) -> unknown, since guessing
-    "interrupted" there would be a claim the log does not make."""
+    """How the session ended: one rule for every format (README, "How a session ended").
+
+    1. What the log states wins: the reader's `outcome` (a completion record, the user's
+       interrupt, a final API error), then its `status` (Glue's termination_status, rlm's
+       completion flag). A status saying it did not finish ("running", "incomplete") -> unknown.
+    2. Otherwise the session's last turn (from its last user or assistant step on) decides:
+       an error there (an error step, an aborted turn) -> failed; a user message left
+       unanswered, or a call of the last answer whose result never came -> unknown; the last
+       answer's own last call failed with nothing after it -> failed; else the agent had the
+       last word -> completed, whatever failed before it. No steps at all -> unknown."""
     stated = getattr(session, "outcome", None) or STATED_STATUS.get(session.status or "")
     if stated:
         return stated
-    # An orphan result (no call in the log) is not a call the agent made, so not its last.
-    calls = [call for step in session.steps for call in step.tool_calls if not call.orphan]
-    turns = [step for step in session.steps if step.kind in ("user", "assistant")]
-    last = turns[-1] if turns else None
-    if (calls and calls[-1].is_error) or (last and last.error):
-        return "failed"
-    if session.status in UNFINISHED_STATUS or not last or last.kind != "assistant":
+    if session.status in UNFINISHED_STATUS:
         return "unknown"
-    return "unknown" if any(call.missing_result for call in last.tool_calls) else "completed"
+    turns = [index for index, step in enumerate(session.steps) if step.kind in ("user", "assistant")]
+    if not turns:
+        return "unknown"
+    last_turn = session.steps[turns[-1]:]
+    last = last_turn[0]
+    if any(step.error for step in last_turn):
+        return "failed"
+    # An orphan result (no call in the log) is not a call the agent made, so not its last.
+    calls = [call for call in last.tool_calls if not call.orphan]
+    if last.kind != "assistant" or any(call.missing_result for call in calls):
+        return "unknown"
+    return "failed" if calls and calls[-1].is_error else "completed"
 
 
 def child_steps(session: Session) -> dict[str, int]:
@@ -223,4 +234,5 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         files_changed=files_changed(touched),
         commands={"run": len(touched.commands), "failed": touched.failed_commands},
         pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],
+        records={fate: dict(sorted(kinds.items())) for fate, kinds in session.records.items()},
     )

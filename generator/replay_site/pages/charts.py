@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from replay_site.figures.totals import Group
+from replay_site.measures import finite
 from replay_site.model import CostTotal, Session, Step
 from replay_site.pages.formatting import cost_total, counted, money, tokens
 from replay_site.pages.paging import step_href
@@ -217,11 +218,12 @@ def reward_bars(session: Session, slug: str | None = None, from_path: str | None
         return None
     cumulative, running = [], 0.0
     for step in steps:
-        running = step.cumulative_reward if step.cumulative_reward is not None else running + (step.reward or 0.0)
+        logged = finite(step.cumulative_reward)
+        running = logged if logged is not None else running + (finite(step.reward) or 0.0)
         cumulative.append(running)
     size = group_size(len(steps))
     groups = [steps[start:start + size] for start in range(0, len(steps), size)]
-    rewards = [sum(step.reward or 0.0 for step in group) for group in groups]
+    rewards = [sum(finite(step.reward) or 0.0 for step in group) for group in groups]  # NaN and ∞ are never summed
     totals = [cumulative[min(start + size, len(steps)) - 1] for start in range(0, len(steps), size)]
     if not all(map(math.isfinite, [*rewards, *totals])):
         return None

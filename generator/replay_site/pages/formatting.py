@@ -12,7 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import Cost, CostTotal, Usage
+from replay_site.measures import measured
+from replay_site.model import RECORD_FATES, Cost, CostTotal, RecordCounts, Usage
 
 
 def when(moment: datetime | str | None, local: bool = False) -> str:
@@ -135,6 +136,27 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
+UNKNOWN_KINDS_LISTED = 10
+
+
+def records_line(records: RecordCounts) -> str:
+    """"M records: X shown, Y not shown by design, Z of unknown kinds (list)" (the account of
+    what was read, figures/inputs.py)."""
+    shown, hidden, unknown = (sum(records.get(fate, {}).values()) for fate in RECORD_FATES)
+    text = f"{counted(shown + hidden + unknown, 'record')}: {shown:,} shown, {hidden:,} not shown by design, {unknown:,} of unknown kinds"
+    kinds = sorted(records.get("unknown", {}))
+    if kinds:
+        more = len(kinds) - UNKNOWN_KINDS_LISTED
+        text += f" ({', '.join(kinds[:UNKNOWN_KINDS_LISTED])}{f' and {more} more' if more > 0 else ''})"
+    return text
+
+
+def inputs_line(files_read: int, files_skipped: int, records: RecordCounts) -> str:
+    """The index's one line: "N log files, M records: …", and the files skipped, if any."""
+    text = f"{counted(files_read, 'log file')}, {records_line(records)}"
+    return text + (f"; {counted(files_skipped, 'file')} skipped" if files_skipped else "")
+
+
 # How a session ended (summary.OUTCOMES): a mark and a word, so it never rests on colour.
 OUTCOME_LABELS = {"completed": ("✓", "completed"), "failed": ("✗", "failed"), "interrupted": ("■", "interrupted"),
                   "api_error": ("⚠", "API error"), "unknown": ("?", "unknown")}
@@ -146,8 +168,8 @@ def outcome(name: str) -> tuple[str, str]:
 
 
 def number(value: float) -> str:
-    """A reward or other measured value, as short as it stays exact (`%g`)."""
-    return f"{value:g}"
+    """A reward or other measured value, as short as it stays exact (`%g`); NaN and ∞ as such."""
+    return measured(value)
 
 
 class RunningCost:

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from replay_site import __version__
 from replay_site.figures.compare import Comparison
+from replay_site.figures.inputs import Inputs
 from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
@@ -135,11 +136,13 @@ class Renderer:
         and the links, so that the site around it stays whole."""
         return self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
 
-    def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = ()) -> str:
+    def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = (),
+                   inputs: Inputs | None = None) -> str:
         return self.env.get_template("index.html").render(
             root="",
             summaries=summaries,
             totals=figures,
+            inputs=formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None,
             day_charts=charts.day_charts(figures.by_day),
             comparisons=comparisons,
         )

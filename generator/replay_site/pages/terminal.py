@@ -4,10 +4,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from replay_site.figures.compare import Comparison
+from replay_site.figures.inputs import unknown_by_version
 from replay_site.figures.summary import cost_usd, outcome
-from replay_site.model import CostTotal, Session, Step
+from replay_site.model import CostTotal, Problem, Session, Step
 from replay_site.pages.formatting import cost_total, duration, money, step_cost, when
 from replay_site.pages.formatting import outcome as outcome_label
+
+
+def format_check(sessions: list[Session], problems: list[Problem]) -> list[str]:
+    """`formats --check`: the record kinds no reader knows, by producer version, and the files
+    skipped; empty when every line of every log was understood."""
+    lines = []
+    for (producer, version), kinds in unknown_by_version(sessions).items():
+        listed = ", ".join(f"{kind} ({lines:,})" for kind, lines in kinds.items())
+        lines.append(f"{producer} {version or '(version not recorded)'}: unknown record kinds: {listed}")
+    lines.extend(f"skipped: {problem.path}: {problem.message}" for problem in problems if problem.kind == "skipped_file")
+    return lines
 
 
 def _cut(text: str, limit: int) -> str:

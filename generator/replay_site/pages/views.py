@@ -121,6 +121,7 @@ class Header:
     git: str | None
     source: str
     warnings: str
+    records: str | None  # the account of its lines, where some were of unknown kinds or skipped
     problems: list[Problem]
     local_time: bool
     relation: str
@@ -187,6 +188,8 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         unpriced_models=", ".join(cost.unpriced_models), facts=session.facts, status=session.status,
         outcome=(summary.outcome, *formatting.outcome(summary.outcome)),
         cwd=session.cwd, git=git, source=session.source, warnings=_warnings(session.problems),
+        records=formatting.records_line(session.records)
+        if session.records["unknown"] or any(p.kind == "bad_line" for p in session.problems) else None,
         problems=session.problems, local_time=session.local_time, relation=session.relation.capitalize(),
         children_not_exported=len(session.children) if standalone else 0,
         redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],

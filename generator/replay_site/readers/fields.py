@@ -124,6 +124,16 @@ def settle(session: Session) -> None:
             step.timestamp = aware_utc(step.timestamp)
 
 
+# --- branches the user took back ---------------------------------------------------------------
+
+
+def abandon(step: Step, why: str) -> None:
+    """A step the user took back (a Claude Code rewind, a gptme undo or edit): kept, since it
+    ran and was billed, but folded and titled `why` (not part of the final conversation)."""
+    step.collapsed = True
+    step.title = why + (f": {step.title}" if step.title else "")
+
+
 # --- calls that never got a result -------------------------------------------------------------
 
 

@@ -2,18 +2,47 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from replay_site.model import Problem
+from replay_site.model import Problem, RecordCounts, count_record
 from replay_site.readers.files import BOM, DamagedStream, open_log
 
+# A kind name from a log goes into sessions.json and onto the index: kept short.
+KIND_LENGTH = 60
 
-def iter_objects(path: Path, problems: list[Problem], label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each JSON object line of `path`.
+
+@dataclass(frozen=True)
+class LineKinds:
+    """A reader's one-line declaration for the account of what it read (Session.records):
+    how one of its lines' kind is named, and the kinds it leaves out by design. Every other
+    kind counts as shown until the reader says it does not know it (Session.not_understood)."""
+
+    not_shown: Collection[str] = frozenset()
+    name: Callable[[dict[str, Any]], str | None] | None = None  # None: the line's `type` (kind_of)
+
+    def kind(self, obj: dict[str, Any]) -> str:
+        return ((self.name or kind_of)(obj) or "(no type)")[:KIND_LENGTH]
+
+    def count(self, obj: dict[str, Any], records: RecordCounts) -> None:
+        kind = self.kind(obj)
+        count_record(records, kind, "not_shown" if kind in self.not_shown else "shown")
+
+
+BY_TYPE = LineKinds()
+
+
+def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
+                 records: RecordCounts | None = None, kinds: LineKinds = BY_TYPE,
+                 exact_integers: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each JSON object line of `path`, each counted in
+    `records` (when given) by its kind as `kinds` names it. `exact_integers`: the log is
+    written by Python, whose integers have any size (`loads`).
 
     Blank lines are passed over; a line that is not JSON, or is JSON but not an
     object, becomes a `bad_line` Problem naming `label` (default: the file name)
@@ -26,7 +55,7 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
             if not raw:
                 continue
             try:
-                value = loads(raw)
+                value = loads(raw, exact_integers)
             except ValueError as exc:
                 reason = "truncated line" if _looks_truncated(raw) else f"invalid JSON ({exc})"
                 problems.append(Problem("bad_line", f"{reason}, skipped", label, number))
@@ -34,6 +63,8 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
             if not isinstance(value, dict):
                 problems.append(Problem("bad_line", f"not a JSON object ({type(value).__name__}), skipped", label, number))
                 continue
+            if records is not None:
+                kinds.count(value, records)
             yield number, value
 
 
@@ -86,14 +117,28 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
         wanted = next(pending, None)
 
 
-def loads(raw: bytes) -> Any:
-    """One JSON value. orjson refuses a lone surrogate escape ("\\ud800"), which other tools
-    write and read; such a line is parsed by the standard library instead, so it is shown
-    (the surrogate becomes U+FFFD at the reader boundary) rather than dropped."""
+# What Python's json writes and reads but orjson refuses: a lone surrogate escape ("\\ud800"),
+# the bare NaN, Infinity and -Infinity of a non-finite float (rlm-code rewards), and integers
+# too large for a float.
+_STANDARD_LIBRARY_ONLY = re.compile(rb"\\[uU][dD]|NaN|Infinity|[0-9]{20}")
+# orjson reads an integer beyond 64 bits as a float, losing its digits.
+_LONG_INTEGER = re.compile(rb"[0-9]{20}")
+
+
+def loads(raw: bytes, exact_integers: bool = False) -> Any:
+    """One JSON value. A line orjson refuses for something the standard library accepts
+    (_STANDARD_LIBRARY_ONLY) is parsed by the standard library instead, so it is shown (a
+    surrogate becomes U+FFFD at the reader boundary; NaN stays a float the figures skip)
+    rather than dropped; only those lines pay for the slower parser. With `exact_integers`
+    (logs written by Python) a line with 20 digits in a row is parsed by the standard library
+    too, which keeps every digit of an integer (the search costs about what parsing does, so
+    only the readers of such logs ask for it)."""
+    if exact_integers and _LONG_INTEGER.search(raw):
+        return json.loads(raw)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        if b"\\ud" not in raw.lower():
+        if not _STANDARD_LIBRARY_ONLY.search(raw):
             raise
         return json.loads(raw)
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Fact, Problem, Session, Step
+from replay_site.model import Fact, Problem, RecordCounts, Session, Step, no_records, not_understood
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.claude.dag import Row, abandoned_lines, outlines
 from replay_site.readers.claude.meta import META_KINDS, SessionMeta
@@ -23,7 +23,7 @@ from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
 from replay_site.readers.files import Head, open_log, plain_name, read_head
-from replay_site.readers.jsonl import iter_objects, kind_of, objects_again
+from replay_site.readers.jsonl import LineKinds, iter_objects, kind_of, objects_again
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system"}) | META_KINDS
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
@@ -35,6 +35,7 @@ IGNORED_KINDS = {
     "last-prompt": "the last prompt, kept for the prompt history",
 }
 CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
+LINE_KINDS = LineKinds(not_shown=IGNORED_KINDS)
 SNIFF_LINES = 30
 # A Workflow run's spine (`{"type":"started"|"result","key","agentId"}` lines, no times): its
 # agents' own transcripts say all it says, so it is claimed with them and not shown.
@@ -97,17 +98,18 @@ class ClaudeReader(FileReader):
     def read_sessions(self, source: SessionSource) -> list[Session]:
         label = source.label(source.path)
         problems: list[Problem] = []
-        rows = outlines(iter_objects(source.path, problems, label))
+        counted = no_records()  # an inline sidechain's lines are counted with the main session's
+        rows = outlines(iter_objects(source.path, problems, label, counted, LINE_KINDS))
         main_rows, inline = split_sidechains(rows)
-        session, builder = _build(source.path, label, main_rows, problems)
+        session, builder = _build(source.path, label, main_rows, problems, counted)
         project = _project_dir(source.path)
-        children = [(*_build(source.path, label, agent_rows, [], agent_id), None, None) for agent_id, agent_rows in inline.items()]
+        children = [(*_build(source.path, label, agent_rows, [], counted, agent_id), None, None) for agent_id, agent_rows in inline.items()]
         for path in source.related:
             if plain_name(path).name == JOURNAL and _workflow_run(path):
                 continue
-            child_label, child_problems = source.label(path), []
-            child_rows = outlines(iter_objects(path, child_problems, child_label))
-            child, child_builder = _build(path, child_label, child_rows, child_problems)
+            child_label, child_problems, child_counted = source.label(path), [], no_records()
+            child_rows = outlines(iter_objects(path, child_problems, child_label, child_counted, LINE_KINDS))
+            child, child_builder = _build(path, child_label, child_rows, child_problems, child_counted)
             tool_use_id = read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
             children.append((child, child_builder, tool_use_id, _workflow_run(path)))
         # Subagents in the order they ran (file names are random ids); undated ones last.
@@ -253,11 +255,13 @@ def _workflow_run(path: Path) -> str | None:
     return None
 
 
-def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:
+def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], counted: RecordCounts,
+           agent_id: str | None = None) -> tuple[Session, StepBuilder]:
+    """The session of `rows`, whose lines were counted in `counted` (its own unless it is an
+    inline sidechain, `agent_id`, whose lines belong to the file of the main session)."""
     builder = StepBuilder(label, abandoned_lines(rows))
     meta = SessionMeta()
     turn_seconds: list[float] = []
-    ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
     for number, obj in objects_again(path, rows, IGNORED_KINDS):  # only counted: their outline will do
         kind = kind_of(obj)
@@ -276,22 +280,20 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
         elif kind == "attachment":
             attachment = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
             builder.stub(number, obj, f"Attachment: {attachment.get('type', 'unknown')}", kind="context")
-        elif kind in IGNORED_KINDS:
-            ignored[kind] += 1
-        else:
-            unknown[str(kind)].append(number)
+        elif kind not in IGNORED_KINDS:  # those are counted as not shown, by design
+            unknown[LINE_KINDS.kind(obj)].append(number)
             if any(key in obj for key in ("message", "content", "text", "summary")):
                 # Unknown but carrying content: keep it visible rather than lose words silently.
                 builder.stub(number, obj, f"Unrecognised line: {kind}")
     builder.finish()
-    for kind, count in sorted(ignored.items()):
-        why = IGNORED_KINDS[kind]
-        problems.append(Problem("warning", f"{count} {kind} line(s) not shown ({why})", label))
     for kind, numbers in sorted(unknown.items()):
+        not_understood(counted, kind, lines=len(numbers))
         where = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
-        what = f"of unknown kind {kind!r}" if kind != "None" else "without a type"
+        what = f"of unknown kind {kind!r}" if kind != "(no type)" else "without a type"
         problems.append(Problem("unknown_event", f"{len(numbers)} line(s) {what} (lines {where})", label))
     session = _session(path, rows, builder.steps, label, agent_id)
+    if agent_id is None:
+        session.records = counted
     if turn_seconds:
         # Claude Code's own timing of each turn (user prompt to final answer), shown as logged.
         session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))

@@ -19,7 +19,7 @@ from replay_site.readers.claude.tools import (
     content_parts,
     workflow_run,
 )
-from replay_site.readers.fields import count, first_request, raw_json
+from replay_site.readers.fields import abandon, count, first_request, raw_json
 from replay_site.readers.timestamps import parse_time
 
 ABANDONED_TITLE = "Rewound branch (not part of the final conversation)"
@@ -73,8 +73,7 @@ class StepBuilder:
     def _new(self, number: int, obj: dict[str, Any], kind: str, **fields: Any) -> Step:
         step = Step(kind=kind, timestamp=_time(obj), **fields)
         if number in self.abandoned:
-            step.collapsed = True
-            step.title = ABANDONED_TITLE + (f": {step.title}" if step.title else "")
+            abandon(step, ABANDONED_TITLE)
         self.steps.append(step)
         return step
 
@@ -158,8 +157,7 @@ class StepBuilder:
             step = self._new(number, obj, "user", images=images)
             _classify(step, text, obj)
             if number in self.abandoned:
-                step.collapsed = True
-                step.title = ABANDONED_TITLE + (f": {step.title}" if step.title else "")
+                abandon(step, ABANDONED_TITLE)
 
     def _result(self, number: int, obj: dict[str, Any], block: dict[str, Any], result: Any) -> None:
         use_id = block.get("tool_use_id")

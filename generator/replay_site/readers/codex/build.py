@@ -16,9 +16,9 @@ from replay_site.model import Detail, Fact, Problem, Session, Step, Usage
 from replay_site.readers.codex.agents import QUIET_KINDS, agent_message, budget_notice, collab_step, realtime, task_of
 from replay_site.readers.codex.calls import CALL_ITEMS, ToolCalls
 from replay_site.readers.codex.outputs import classify
-from replay_site.readers.codex.shapes import Record
+from replay_site.readers.codex.shapes import Record, line_kind
 from replay_site.readers.fields import first_request, raw_json, string, user_prompts
-from replay_site.readers.jsonl import kind_of
+from replay_site.readers.jsonl import KIND_LENGTH, LineKinds, kind_of
 from replay_site.readers.timestamps import utc_time
 
 _CONTEXT_TAG = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.S)
@@ -41,6 +41,10 @@ _ABORTS = ("turn_aborted", "token_budget_abort")
 # event_msg or response_item; upstream writes them as <token_budget> developer messages.
 _BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
 _QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
+LINE_KINDS = LineKinds(
+    not_shown=frozenset({f"event_msg/{kind}" for kind in _QUIET_EVENTS} | {f"response_item/{kind}" for kind in _QUIET_ITEMS}),
+    name=line_kind,
+)
 
 
 def _text_parts(content: Any) -> list[str]:
@@ -144,6 +148,7 @@ class Builder:
         raw = raw_json(record.payload)
         self._add(Step("event", timestamp=record.timestamp, title=f"Unknown Codex {what}", collapsed=True, details=[Detail("raw line", raw, "json")]))
         self.problems.append(Problem("unknown_event", f"unknown Codex {what}, shown as a stub", record.label, record.line))
+        self.s.not_understood(record.line_kind[:KIND_LENGTH])
 
     def _use(self, usage: Usage | None) -> None:
         if usage is None:

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Problem, Session
+from replay_site.model import Problem, RecordCounts, Session, count_record, no_records
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.codex.agents import copied_step
-from replay_site.readers.codex.build import Builder
+from replay_site.readers.codex.build import LINE_KINDS, Builder
 from replay_site.readers.codex.forks import agent_path, copies_history, forked_from, is_subagent, own_start, parent_thread
 from replay_site.readers.codex.shapes import Record, load_records, shape_of
 from replay_site.readers.files import Head, plain_name
@@ -86,12 +86,14 @@ class CodexReader(FileReader):
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         by_id: dict[str, tuple[Path, list[Record], list[Problem]]] = {}
+        counted: dict[Path, RecordCounts] = {}
         notes: list[Problem] = []
         for path in source.files:
             problems: list[Problem] = []
             label = source.label(path)
+            counted[path] = no_records()
             try:
-                records = load_records(path, label, problems)
+                records = load_records(path, label, problems, counted[path], LINE_KINDS)
             except OSError as exc:
                 notes.append(Problem("bad_line", f"unreadable file ({exc})", label))
                 continue
@@ -102,6 +104,7 @@ class CodexReader(FileReader):
                 kept, dropped = sorted([by_id[ident], (path, records, problems)], key=lambda e: len(e[1]), reverse=True)
                 notes.append(Problem("warning", f"same session as {source.label(kept[0])}, which holds more lines: not read again", source.label(dropped[0])))
                 by_id[ident] = kept
+                _count_as_copy(counted[kept[0]], counted.pop(dropped[0]))
             else:
                 by_id[ident] = (path, records, problems)
         sessions: dict[str, Session] = {}
@@ -119,7 +122,7 @@ class CodexReader(FileReader):
                     problems.append(Problem("warning", "forked from a session not found here: its copied history is shown too", source.label(path)))
                 elif start is not None:
                     records, copied = records[:1] + records[start:], records[1:start]
-            session = Session(ident, self.name, source=source.label(path))
+            session = Session(ident, self.name, source=source.label(path), records=counted[path])
             builder = Builder(session, records, problems)
             builder.build()
             if copied:
@@ -162,6 +165,11 @@ def _link_by_task_name(parent: Session, child: Session, meta: dict[str, Any]) ->
                 call.child_session_id = child.id
                 step.child_session_ids.append(child.id)
                 return
+def _count_as_copy(kept: RecordCounts, copy: RecordCounts) -> None:
+    """The lines of an older copy of a rollout, not shown by design: counted with the copy kept."""
+    for counts in copy.values():
+        for kind, lines in counts.items():
+            count_record(kept, kind, "not_shown", lines)
 
 
 def _ident(records: list[Record], path: Path) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Problem
+from replay_site.model import Problem, RecordCounts
 from replay_site.readers import jsonl
 from replay_site.readers.files import plain_name
 from replay_site.readers.jsonl import kind_of
@@ -56,6 +56,25 @@ class Record:
     label: str  # the file's name as warnings print it
     ordinal: int | None = None  # paginated rollouts (0.147+) number their lines; not contiguous
 
+    @property
+    def line_kind(self) -> str:
+        """The kind its line is counted under (`line_kind`)."""
+        if self.kind in ("event_msg", "response_item"):
+            return f"{self.kind}/{kind_of(self.payload) or '(no type)'}"
+        return self.kind
+
+
+def line_kind(obj: dict[str, Any]) -> str | None:
+    """A line's kind in the account of what was read: events and response items by their
+    own type, since Codex adds new ones inside the same envelope kinds."""
+    kind = kind_of(obj)
+    if kind in ITEM_TYPES:
+        return f"response_item/{kind}"
+    payload = obj.get("payload")
+    if kind in ("event_msg", "response_item") and isinstance(payload, dict):
+        return f"{kind}/{kind_of(payload) or '(no type)'}"
+    return kind
+
 
 def shape_of(first: dict[str, Any] | None) -> str | None:
     """Which Codex shape a file is, from its first object line; None when it is not Codex.
@@ -80,13 +99,15 @@ def shape_of(first: dict[str, Any] | None) -> str | None:
     return None
 
 
-def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record]:
-    """Every line (or TS item) of one file as envelope records; bad lines become Problems."""
+def load_records(path: Path, label: str, problems: list[Problem], counted: RecordCounts | None = None,
+                 kinds: jsonl.LineKinds = jsonl.BY_TYPE) -> list[Record]:
+    """Every line (or TS item) of one file as envelope records; bad lines become Problems;
+    lines counted in `counted` by `kinds`."""
     if plain_name(path).suffix == ".json":
         return _ts_records(path, label, problems)
     records: list[Record] = []
     shape: str | None = None
-    for number, obj in jsonl.iter_objects(path, problems, label):
+    for number, obj in jsonl.iter_objects(path, problems, label, counted, kinds):
         if shape is None:
             shape = shape_of(obj) or "envelope"
         records.extend(_normalise(obj, number, shape, label))

@@ -27,11 +27,12 @@ from typing import Any
 
 import orjson
 
-from replay_site.model import Fact, Problem, Session, Step
+from replay_site.model import Fact, Problem, Session, Step, no_records
 from replay_site.readers import FileReader, SessionSource, jsonl
 from replay_site.readers.fields import count, first_request, string, user_prompts
 from replay_site.readers.files import BOM, Head, plain_name
 from replay_site.readers.glue.steps import StepBuilder, usage_from
+from replay_site.readers.jsonl import KIND_LENGTH
 from replay_site.readers.timestamps import parse_time
 
 EVENT_TYPES = frozenset({
@@ -141,7 +142,8 @@ def _read(source: SessionSource) -> Session:
         folder = conversation.parent if conversation.name == "conversation.jsonl" else None
     meta_path = folder / "meta.json" if folder else None
     meta = (jsonl.load_json(meta_path, problems, source.label(meta_path)) or {}) if meta_path and meta_path.is_file() else {}
-    rows = list(jsonl.iter_objects(conversation, problems, source.label(conversation))) if conversation.is_file() else []
+    counted = no_records()
+    rows = list(jsonl.iter_objects(conversation, problems, source.label(conversation), counted)) if conversation.is_file() else []
 
     # A fork's file starts with the parent's rows, copied with the parent's session_id: the
     # fork's own id is meta.json's, else the one its last rows carry.
@@ -161,6 +163,7 @@ def _read(source: SessionSource) -> Session:
         project=string(meta.get("project_path")),
         declared_models=[model] if model else [],
         problems=problems,
+        records=counted,
     )
     # meta.json times are always written in UTC (toUtc()), even in the local-time era.
     start = parse_time(meta.get("start_time"))
@@ -278,6 +281,7 @@ class _Subagents:
                 self._completed(row, ts, line)
             elif not self.root.handle(kind, row, ts, line):
                 self.root.unknown(kind, row, ts, line)
+                self.session.not_understood(kind[:KIND_LENGTH])
         self._finish()
 
     def _usage(self, row: dict[str, Any], ts: datetime | None) -> None:
@@ -331,10 +335,13 @@ class _Subagents:
         inner = row.get("inner")
         if not isinstance(inner, dict):
             builder.unknown("subagent_event without inner", row, ts, line)
+            self.session.not_understood("subagent_event/(no inner)", counted_as="subagent_event")
             return
         kind = inner.get("type") if isinstance(inner.get("type"), str) else "(no type)"
         if not builder.handle(kind, inner, ts, line):
             builder.unknown(kind, inner, ts, line)
+            # The line is counted as the subagent_event wrapping it, in the file's session.
+            self.session.not_understood(f"subagent_event/{kind}"[:KIND_LENGTH], counted_as="subagent_event")
 
     def _total(self, row: dict[str, Any], ts: datetime | None, line: int | None, replace: bool) -> None:
         subagent_id = string(row.get("subagent_id")) or "(no id)"

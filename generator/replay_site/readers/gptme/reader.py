@@ -3,7 +3,8 @@
 Messages carry only role/content/timestamp/metadata: tool calls are parsed out
 of assistant text (calls.py), results are the `system` messages after them
 (results.py), paired by `call_id`, else by what the result names, else by
-position. `events.jsonl` mirrors the conversation and is not read.
+position. `events.jsonl`, where present, gives back the messages undone or edited away
+(events.py), shown folded where they stood.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from replay_site.model import (
     Usage,
 )
 from replay_site.readers import FileReader, SessionSource
-from replay_site.readers.fields import count, first_request, raw_json, user_prompts
+from replay_site.readers.fields import abandon, count, first_request, raw_json, user_prompts
 from replay_site.readers.files import Head, open_regular
 from replay_site.readers.gptme.calls import (
     ParsedCall,
@@ -37,6 +38,7 @@ from replay_site.readers.gptme.calls import (
     strip_calls,
     to_tool_call,
 )
+from replay_site.readers.gptme.events import replay, with_abandoned
 from replay_site.readers.gptme.results import (
     AUTO_REPLY,
     ResultInfo,
@@ -45,11 +47,12 @@ from replay_site.readers.gptme.results import (
     context_title,
     path_matches,
 )
-from replay_site.readers.jsonl import iter_objects
+from replay_site.readers.jsonl import LineKinds, iter_objects
 from replay_site.readers.timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
 COPIES = ("branches", "views")  # folders of a conversation's forks and compacted views
+EVENTS = "events.jsonl"
 MAX_CONFIG_BYTES = 1 << 20
 ROLES = ("system", "user", "assistant")
 _VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
@@ -60,6 +63,12 @@ def _opens_as_gptme(first: dict[str, Any] | None) -> bool:
     """A log that starts with gptme's system prompt ("You are gptme v0.x …"): unmistakable by content."""
     content = first.get("content") if first else None
     return first is not None and first.get("role") == "system" and isinstance(content, str) and bool(_VERSION.search(content[:2000]))
+def _role(message: dict[str, Any]) -> str | None:
+    return message.get("role") if isinstance(message.get("role"), str) else None
+
+
+# A conversation line is a message; its kind is its role.
+LINE_KINDS = LineKinds(name=_role)
 
 
 def looks_like_gptme(first: dict[str, Any] | None) -> bool:
@@ -119,6 +128,7 @@ class _Builder:
             self.session.steps.append(Step("event", timestamp=timestamp, title=f"Unknown message ({what})",
                                            details=[Detail("Raw JSON", raw_json(message), "json")]))
             self.session.warn("unknown_event", f"message with {what}, kept as a raw event", line)
+            self.session.not_understood(LINE_KINDS.kind(message))
             return
         self._time(timestamp)
         if role == "system":
@@ -345,7 +355,11 @@ class GptmeReader(FileReader):
         configured = _config(session, path.parent / "config.toml", source.label(path.parent / "config.toml")) \
             if path.name == CONVERSATION else None
         messages = _messages(session, path, source.label(path))
-        _build(session, messages)
+        events = path.parent / EVENTS
+        if path.name == CONVERSATION and events in source.related:
+            _build(session, with_abandoned(messages, replay(events, session, source.label(events)), session))
+        else:
+            _build(session, [(line, message, None) for line, message in messages])
         if configured and not any(step.model for step in session.steps):
             session.declared_models.append(configured)
         if not session.title:
@@ -362,16 +376,20 @@ READER = GptmeReader()
 
 def _messages(session: Session, path: Path, label: str) -> list[tuple[int, dict[str, Any]]]:
     try:
-        return list(iter_objects(path, session.problems, label))
+        return list(iter_objects(path, session.problems, label, session.records, LINE_KINDS))
     except OSError as exc:
         session.problems.append(_problem(f"unreadable ({exc})", label))
         return []
 
 
-def _build(session: Session, messages: list[tuple[int, dict[str, Any]]]) -> None:
+def _build(session: Session, messages: list[tuple[int, dict[str, Any], str | None]]) -> None:
+    """Steps from messages, those taken back (an undo or edit, events.py) folded as such."""
     builder = _Builder(session)
-    for line, message in messages:
+    for line, message, taken_back in messages:
+        before = len(session.steps)
         builder.add(line, message)
+        for step in session.steps[before:] if taken_back else ():
+            abandon(step, taken_back)
     builder.finish()
     session.outcome = _outcome(session)
     session.number_steps()
@@ -389,7 +407,7 @@ def _branch(main: Session, main_messages: list[tuple[int, dict[str, Any]]], path
         shared += 1
     if shared == len(messages) and not fork.problems:
         return None
-    _build(fork, messages[shared:])
+    _build(fork, [(line, message, None) for line, message in messages[shared:]])
     if shared:
         fork.steps.insert(0, Step("event", title=f"Copied from {main.id}", collapsed=True, timestamp=_stamp(messages[0][1]),
                                   text=f"The first {shared} messages of this branch are the conversation's own "
@@ -407,13 +425,13 @@ READER = GptmeReader()
 
 
 def _companions(conversation: Path) -> tuple[Path, ...]:
-    """The conversation folder's other files: config.toml is read; events.jsonl (a mirror of
+    """The conversation folder's other files: config.toml and events.jsonl (the history of
     the conversation) and branches/ are claimed so that no other reader, and no warning about
     unrecognised files, takes them for sessions of their own."""
     if conversation.name != CONVERSATION:
         return ()
     folder = conversation.parent
-    found = [folder / name for name in ("config.toml", "events.jsonl") if (folder / name).is_file()]
+    found = [folder / name for name in ("config.toml", EVENTS) if (folder / name).is_file()]
     branches = folder / "branches"
     if branches.is_dir():
         found.extend(sorted(branches.glob("*.jsonl")))

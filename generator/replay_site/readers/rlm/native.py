@@ -12,6 +12,7 @@ from replay_site.readers import jsonl
 from replay_site.readers.fields import count, number, text
 from replay_site.readers.fields import mapping as as_dict
 from replay_site.readers.rlm.steps import (
+    EVENT_KINDS,
     StepState,
     add_run_facts,
     from_state_dict,
@@ -137,6 +138,7 @@ class _NativeRun:
         stub = Step(kind="event", timestamp=utc_time(event.get("timestamp")), title=kind, details=[Detail("raw event", text(event), "json")])
         self.others.append((line, stub))
         self.session.warn("unknown_event", f"unknown event_type {kind!r}, shown as a raw event", line)
+        self.session.not_understood(EVENT_KINDS.kind(event))
 
     def finish(self) -> None:
         states = [self.states[key] for key in sorted(self.states)]
@@ -170,7 +172,7 @@ class _NativeRun:
 def read_native(path: Path, label: str) -> Session:
     session = Session(id=path.name.removesuffix(".jsonl"), format=FORMAT, source=label)
     run = _NativeRun(session)
-    for line, event in jsonl.iter_objects(path, session.problems, label):
+    for line, event in jsonl.iter_objects(path, session.problems, label, session.records, EVENT_KINDS, exact_integers=True):
         run.event(line, event)
     run.finish()
     return session

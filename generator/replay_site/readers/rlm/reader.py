@@ -167,7 +167,25 @@ class RlmReader(FileReader):
         if recorded_too:
             described = ", ".join(f"{source.label(path)} ({SHAPE_NAMES[shapes[path]]})" for path in recorded_too)
             sessions[0].facts.append(Fact("Also recorded in", described))
+            for path in recorded_too:
+                _also_recorded(sessions[0], path, shapes[path], source.label(path))
         return sessions
+
+
+def _also_recorded(run: Session, path: Path, shape: Shape | None, label: str) -> None:
+    """A run's session events or snapshot, merged into the session of its run file: its steps
+    are the run file's (not shown twice, so its lines are counted as not shown), but the model
+    is only written there (session_start, snapshot `model`)."""
+    read = {"native": read_native, "snapshot": read_snapshot, "trajectory": read_trajectory}.get(shape or "")
+    if read is None:
+        return
+    other = read(path, label)
+    if not run.models:
+        run.declared_models.extend(other.models)
+    run.problems.extend(problem for problem in other.problems if problem.kind == "bad_line")
+    for kinds in other.records.values():
+        for kind, lines in kinds.items():
+            run.count_record(kind, "not_shown", lines)
 
 
 @dataclass(frozen=True)

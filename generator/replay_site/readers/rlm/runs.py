@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from replay_site.measures import finite
 from replay_site.model import Detail, Fact, Session, Step, Usage
 from replay_site.readers import jsonl
 from replay_site.readers.fields import count, number, text
@@ -42,7 +43,7 @@ class _Run:
         self.final: dict[str, Any] = {}
         self.cumulative = 0.0
         self.others: list[tuple[int, Step]] = []
-        for line, record in jsonl.iter_objects(path, self.session.problems, label):
+        for line, record in jsonl.iter_objects(path, self.session.problems, label, self.session.records, exact_integers=True):
             self.record(line, record)
         head = self.final or self.first
         self.run_id = text(head.get("run_id")) or self.session.id
@@ -64,6 +65,7 @@ class _Run:
         else:
             self.others.append((line, Step(kind="event", timestamp=when, title=text(kind) or "?", details=[Detail("raw record", text(record), "json")])))
             self.session.warn("unknown_event", f"unknown record type {kind!r}, shown as a raw record", line)
+            self.session.not_understood(jsonl.BY_TYPE.kind(record))
 
     def step(self, record: dict[str, Any], when: Any) -> StepState:
         action, observation = as_dict(record.get("action")), as_dict(record.get("observation"))
@@ -75,7 +77,8 @@ class _Run:
         reward = number(record.get("reward"))
         # Rounded so a sum of logged rewards reads 1.8, not 1.7999999999999998 (the producer's
         # own totals are rounded the same way); 12 places is far below any reward's precision.
-        self.cumulative = round(self.cumulative + (reward or 0.0), 12)
+        # NaN and ∞ (what Python's json writes for them) stay the step's value, never summed.
+        self.cumulative = round(self.cumulative + (finite(reward) or 0.0), 12)
         execution = number(observation.get("execution_time"))
         state = StepState(
             number=count(record.get("step")) or len(self.states) + 1,

@@ -17,13 +17,19 @@ from datetime import datetime
 from typing import Any
 
 from replay_site.diffs import change_from_texts, diff_texts
+from replay_site.measures import finite, measured
 from replay_site.model import Detail, Fact, FileChange, Session, Step, ToolCall, Usage, Variable
 from replay_site.readers.fields import count, number, string, text
 from replay_site.readers.fields import mapping as as_dict
+from replay_site.readers.jsonl import LineKinds
 from replay_site.readers.timestamps import utc_time
 
 # Action fields shown elsewhere (title, code, text) and so left out of the tool call's arguments.
 _SHOWN_ELSEWHERE = {"action", "code", "rationale", "reasoning", "done", "final_response"}
+
+
+# Session events and trajectories name a line's kind `event_type` (run files `type`).
+EVENT_KINDS = LineKinds(name=lambda event: event.get("event_type") if isinstance(event.get("event_type"), str) else None)
 
 
 @dataclass
@@ -235,7 +241,10 @@ def add_run_facts(
     if final_answer:
         facts.append(Fact("Final answer", final_answer))
     if total_reward is not None:
-        facts.append(Fact("Total reward", f"{total_reward:g}"))
+        facts.append(Fact("Total reward", measured(total_reward)))
+    unsummed = [step.number for step in session.steps if step.reward is not None and finite(step.reward) is None]
+    if unsummed:
+        facts.append(Fact("Rewards not summed", f"NaN or ∞ at step {', '.join(map(str, unsummed))}"))
     judged = [step for step in session.steps if step.kind == "assistant"]
     if judged:
         ok = sum(1 for step in judged if not step.error_count)

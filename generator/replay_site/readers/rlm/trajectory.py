@@ -16,6 +16,7 @@ from replay_site.readers import jsonl
 from replay_site.readers.fields import count, number, text
 from replay_site.readers.fields import mapping as as_dict
 from replay_site.readers.rlm.steps import (
+    EVENT_KINDS,
     StepState,
     add_run_facts,
     in_log_order,
@@ -135,6 +136,7 @@ class _Agent:
         else:
             self.others.append((line, Step(kind="event", timestamp=when, title=kind or "?", details=[Detail("raw event", text(event), "json")])))
             self.session.warn("unknown_event", f"unknown event_type {kind!r}, shown as a raw event", line)
+            self.session.not_understood(EVENT_KINDS.kind(event))
 
     def finish(self, children: dict[str, Session]) -> None:
         states = [self.states[key] for key in sorted(self.states)]
@@ -150,11 +152,12 @@ class _Agent:
 def read_trajectory(path: Path, label: str) -> Session:
     root = Session(id=path.name.removesuffix(".jsonl"), format=FORMAT, source=label)
     agents: dict[str | None, _Agent] = {None: _Agent(root)}
-    for line, event in jsonl.iter_objects(path, root.problems, label):
+    for line, event in jsonl.iter_objects(path, root.problems, label, exact_integers=True):
         owner = event.get("parent_id") if isinstance(event.get("parent_id"), str) and event.get("parent_id") else None
         if owner not in agents:
             child = Session(id=f"{root.id}:{owner}", format=FORMAT, title=owner, source=label, parent_id=root.id)
             agents[owner] = _Agent(child)
+        EVENT_KINDS.count(event, agents[owner].session.records)  # each agent's lines are its own
         agents[owner].event(line, event)
     # Children first, so a parent can nest its children's finished sessions.
     children = {key: agent.session for key, agent in agents.items() if key is not None}
