@@ -274,7 +274,6 @@ NON_SECRETS: dict[str, str] = {
     "long-word": "Pneumonoultramicroscopicsilicovolcanoconiosis",
     "camel-identifier": "AbstractSingletonProxyFactoryBeanConfigurationHandler",
     "test-name": "test_token_refresh_rejects_expired_credentials_after_rotation",
-    "base32-otp-doc": "otpauth://totp/Example:dev?secret=JBSWY3DPEHPK3PXP&issuer=Example",
     "placeholder-your": _p("sk", "-your-api-key-here"),
     "placeholder-angle": "<your-github-token>",
     "placeholder-env": "${GITHUB_TOKEN}",

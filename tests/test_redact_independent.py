@@ -185,7 +185,7 @@ def write_logs(root: Path) -> Path:
         elif field not in NAMED.values():
             by_format["claude"].append((field, text))
     for number, (name, value) in enumerate(NON_SECRETS.items()):
-        by_format["claude"].append(("nonsecret" if number % 2 else "nonsecret-output", f"{name}: {value}"))
+        by_format["claude"].append(("nonsecret" if number % 2 else "nonsecret-output", f"Seen ({number}) {value}"))
     # Titles after the first become user prompts of their own session's steps.
     by_format["claude"] += [("prose", text) for text in titles[1:]]
     logs = root / "logs"
@@ -262,6 +262,6 @@ def test_the_readme_states_the_independent_figures(independent_site):
     missed, hidden = measure(site_text(independent_site))
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     recall = 1 - len(missed) / len(FAKES)
-    assert (f"**recall {recall:.3f}** ({len(FAKES) - len(missed)} of {len(FAKES)} fake secrets of "
-            f"{len(PROVIDERS)} providers") in readme
-    assert f"**{len(hidden)} false positives** of {len(NON_SECRETS)}" in readme
+    stated = f"**recall {recall:.3f}** ({len(FAKES) - len(missed)} of {len(FAKES)} fake secrets of {len(PROVIDERS)} providers)"
+    assert stated in " ".join(readme.split())
+    assert f"**{len(hidden)} false positives** of {len(NON_SECRETS)}" in " ".join(readme.split())
