@@ -253,6 +253,7 @@ def _shown_line(line: str) -> str:
 
 
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
+_LINE_BREAKS = re.compile("[\n\r\t\x85\u2028\u2029]")
 
 
 def _escaped(char: str) -> str:
@@ -260,10 +261,14 @@ def _escaped(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def for_terminal(text: str, color: bool) -> str:
+def for_terminal(text: str, color: bool, line: bool = False) -> str:
     """Text from a log made safe to print: every control character is shown escaped (`\\x1b[…`),
-    except SGR colour sequences when `color` (output going to a terminal that shows them)."""
+    except SGR colour sequences when `color` (output going to a terminal that shows them).
+    A `line` (a warning, an error, a name) has its line breaks and tabs escaped too, so a
+    file name cannot start an output line of its own (`::error::` in CI logs)."""
     text = text.replace("\r\n", "\n")
+    if line:
+        text = _LINE_BREAKS.sub(lambda m: _escaped(m.group(0)), text)
     if color:
         parts = _SGR.split(text)
         kept = _SGR.findall(text)

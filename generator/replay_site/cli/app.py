@@ -93,12 +93,21 @@ def _check_output_file(out: Path, inputs: list) -> None:
         raise UsageMistake(f"cannot write to {existing} (permission denied)")
 
 
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 def _write(out: Path, html: str) -> None:
     """Write atomically: a reader of `out` sees the old file or the new one, never half of one."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("wb", dir=out.parent, prefix=f".{out.name}.", suffix=".tmp", delete=False) as temp:
             temp.write(html.encode("utf-8", "replace"))
+        # A temporary file is private (0600); the file shared is readable like any other the
+        # user writes (0644 under umask 022), so a web server can serve it.
+        os.chmod(temp.name, 0o666 & ~_umask())
         os.replace(temp.name, out)  # replaces a symlink at `out` itself, never its target
     except OSError as exc:
         if "temp" in locals() and os.path.exists(temp.name):
@@ -186,9 +195,9 @@ def check(
                                "cost_unknown_allowed": [session.id for session in allowed]}, indent=2, ensure_ascii=True))
     else:
         for breach in breaches:
-            say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+            say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}", line=True)
         for session in allowed:
-            say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost")
+            say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost", line=True)
         typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
     if breaches:
         raise typer.Exit(1)
@@ -240,7 +249,7 @@ def export(
         _write(out, standalone.export_page(found, theme, book))
     if not redact:
         warn_unredacted(count_secrets(found.walk()))
-    say(f"{found.id}: {len(found.steps)} steps -> {out}")
+    say(f"{found.id}: {len(found.steps)} steps -> {out}", line=True)
 
 
 @app.command()
@@ -265,7 +274,7 @@ def compare(
         _write(out, html)
     if not redact:
         warn_unredacted(count_secrets([a, b]))
-    say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}")
+    say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}", line=True)
 
 
 def _print_version(value: bool) -> None:

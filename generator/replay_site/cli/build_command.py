@@ -35,15 +35,15 @@ def echo(text: str, err: bool = False, colour: str = "", nl: bool = True) -> Non
     stream.flush()
 
 
-def say(text: str, err: bool = False, nl: bool = True) -> None:
+def say(text: str, err: bool = False, nl: bool = True, line: bool = False) -> None:
     """Print text that holds log content: control characters shown escaped, never obeyed
     (colour codes pass only to a terminal)."""
     stream = sys.stderr if err else sys.stdout
-    echo(ansi.for_terminal(text, color=stream.isatty()), err=err, nl=nl)
+    echo(ansi.for_terminal(text, color=stream.isatty(), line=line), err=err, nl=nl)
 
 
 def error(message: str) -> None:
-    echo(f"error: {ansi.for_terminal(message, color=False)}", err=True, colour=_RED)
+    echo(f"error: {ansi.for_terminal(message, color=False, line=True)}", err=True, colour=_RED)
 
 
 @contextmanager
@@ -128,5 +128,5 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
         warn_unredacted(result.unredacted)
     if not quiet:
         for problem in result.problems:
-            say(f"warning: {problem}", err=True)
+            say(f"warning: {problem}", err=True, line=True)
     echo(f"Built {len(result.summaries)} sessions, {result.steps} steps, {len(result.problems)} warnings -> {out / 'index.html'}")

@@ -112,6 +112,7 @@ class Header:
     children_not_exported: int
     redactions: list[tuple[str, str]]
     priced: bool
+    description: str  # one line for link previews (Open Graph), from the figures above
 
 
 @dataclass
@@ -163,6 +164,8 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         children_not_exported=len(session.children) if standalone else 0,
         redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],
         priced=cost.priced_steps > 0,
+        description=f"{agent} session, {summary.steps:,} steps, {formatting.counted(summary.errors, 'error')}, "
+                    f"started {formatting.when(session.started_at, session.local_time)}",
     )
 
 
