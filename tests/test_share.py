@@ -109,3 +109,31 @@ def test_a_built_site_has_a_headers_file_and_link_previews(tmp_path):
     assert description == "gptme 0.35.1 session, 10 steps, 1 error, started 2026-03-02 10:00:00 local"
     index = BeautifulSoup((out / "index.html").read_text(), "html.parser")
     assert index.find("meta", property="og:title")["content"] == index.title.string
+
+
+def test_anonymize_replaces_people_and_places_with_stable_placeholders():
+    from replay_site.model import Session, Step
+    from replay_site.redact.anonymize import anonymize_session
+
+    text = ("cd /home/alice/src && ls /Users/alice/Desktop\nalice@build-box:~$ git log --author ann.lee@acme.dev\n"
+            "C:\\Users\\alice\\repo; alice wrote it")
+    child = Session("c", "claude", steps=[Step("user", text="mail ann.lee@acme.dev")], source="claude/-home-alice-app/c.jsonl")
+    session = Session("s", "claude", cwd="/home/alice/src", steps=[Step("user", text=text)], children=[child],
+                      source="claude/-home-alice-app/s.jsonl")
+    anonymize_session(session)
+    shown = session.steps[0].text
+    assert "alice" not in shown and "ann.lee" not in shown and "build-box" not in shown
+    assert shown.startswith("cd /home/<user>/src && ls /Users/<user>/Desktop\n<user>@<host-")
+    assert "C:\\Users\\<user>\\repo; <user> wrote it" in shown
+    email = shown.split("--author ")[1].split("\n")[0]
+    assert email.startswith("<email-") and child.steps[0].text == f"mail {email}"  # the same in every session
+    assert session.cwd == "/home/<user>/src" and session.source == "claude/-home-<user>-app/s.jsonl"
+
+
+def test_anonymize_leaves_no_home_path_in_a_built_site(tmp_path):
+    out = tmp_path / "site"
+    site.build([DATA / "claude", DATA / "codex"], out, site.BuildOptions(anonymize=True))
+    names = "\n".join(str(path.relative_to(out)) for path in out.rglob("*"))
+    text = names + "".join(path.read_text(errors="replace") for path in out.rglob("*") if path.is_file())
+    assert "/home/dev" not in text and "-home-dev-" not in text and "home%2Fdev" not in text
+    assert "/home/&lt;user&gt;" in text or "/home/<user>" in text

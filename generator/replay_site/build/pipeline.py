@@ -77,12 +77,13 @@ class BuildOptions:
     jobs: int = DEFAULTS["jobs"]  # worker processes; 0 = one per core when the build is large enough
     redact: bool = DEFAULTS["redact"]  # replace credentials in every text before rendering (redact/)
     redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
+    anonymize: bool = DEFAULTS["anonymize"]  # home paths, user and host names, e-mail addresses replaced
     incremental: bool = not DEFAULTS["full"]  # reuse what the last build of the same folder learned (cache.py)
     force: bool = DEFAULTS["force"]  # build into a folder holding files replay-site did not write (kept as they are)
 
     @property
     def reading(self) -> ReadOptions:
-        return ReadOptions(self.format, self.prices, self.redact, self.redact_patterns)
+        return ReadOptions(self.format, self.prices, self.redact, self.redact_patterns, self.anonymize)
 
 
 @dataclass
@@ -264,7 +265,7 @@ def _cache_key(options: BuildOptions) -> str:
     """Everything besides the logs that shapes the pages."""
     settings = {"format": options.format, "title": options.title, "prices": repr(options.prices),
                 "pricing": pricing_source(options.prices), "redact": options.redact,
-                "redact_patterns": list(options.redact_patterns) if options.redact else []}
+                "redact_patterns": list(options.redact_patterns) if options.redact else [], "anonymize": options.anonymize}
     return settings_key(theme_search_path(options.theme), settings)
 
 

@@ -57,6 +57,7 @@ FormatOpt = _annotation(options.BY_NAME["format"])
 ThemeOpt = _annotation(options.BY_NAME["theme"])
 RedactOpt = _annotation(options.BY_NAME["redact"])
 RedactPatternOpt = _annotation(options.BY_NAME["redact_pattern"])
+AnonymizeOpt = _annotation(options.BY_NAME["anonymize"])
 PricesOpt = _annotation(options.BY_NAME["prices"])
 
 
@@ -71,11 +72,11 @@ def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
 
 
 def _one_session(reference: str | None, last: bool, sources, format_name: str, book, redact: bool = True,
-                 patterns: tuple[str, ...] = ()):
+                 patterns: tuple[str, ...] = (), anonymize: bool = False):
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
     roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
-    return load.load_session(None if last else reference, roots, load.ReadOptions(format_name, book, redact, patterns))
+    return load.load_session(None if last else reference, roots, load.ReadOptions(format_name, book, redact, patterns, anonymize))
 
 
 def _check_output_file(out: Path, inputs: list) -> None:
@@ -161,10 +162,12 @@ def show(
     prices: PricesOpt = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
+    anonymize: AnonymizeOpt = False,
 ) -> None:
     """Print one session's timeline in the terminal, one block per step."""
     with user_errors():
-        found = _one_session(session, last, sources, format_name, _prices(prices), redact, _patterns(redact_pattern))
+        found = _one_session(session, last, sources, format_name, _prices(prices), redact, _patterns(redact_pattern),
+                             anonymize)
     if not redact:
         warn_unredacted(count_secrets([found]))
     say(terminal.timeline(found, max_prose, max_output), nl=False)
@@ -240,12 +243,13 @@ def export(
     prices: PricesOpt = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
+    anonymize: AnonymizeOpt = False,
 ) -> None:
     """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
     with user_errors():
         _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
-        found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
+        found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern), anonymize)
         _write(out, standalone.export_page(found, theme, book))
     if not redact:
         warn_unredacted(count_secrets(found.walk()))
@@ -263,13 +267,14 @@ def compare(
     prices: PricesOpt = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
+    anonymize: AnonymizeOpt = False,
 ) -> None:
     """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
     with user_errors():
         _check_output_file(out, [session_a, session_b, *(sources or [])])
         book = _prices(prices)
         patterns = _patterns(redact_pattern)
-        a, b = (_one_session(ref, False, sources, format_name, book, redact, patterns) for ref in (session_a, session_b))
+        a, b = (_one_session(ref, False, sources, format_name, book, redact, patterns, anonymize) for ref in (session_a, session_b))
         comparison, html = standalone.compare_page(a, b, theme, book)
         _write(out, html)
     if not redact:

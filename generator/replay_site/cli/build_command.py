@@ -120,7 +120,7 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
         build_options = pipeline.BuildOptions(format=chosen["format"], theme=chosen["theme"], title=title,
                                               prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),
                                               jobs=chosen["jobs"], redact=chosen["redact"],
-                                              redact_patterns=patterns(chosen["redact_pattern"]),
+                                              redact_patterns=patterns(chosen["redact_pattern"]), anonymize=chosen["anonymize"],
                                               incremental=not chosen["full"], force=chosen["force"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
             result = pipeline.build(roots, out, build_options, progress)
