@@ -248,6 +248,8 @@ class Session:
     problems: list[Problem] = field(default_factory=list)
     # Secrets replaced before rendering, per kind (redact/); empty when redaction is off.
     redactions: dict[str, int] = field(default_factory=dict)
+    # Distinct strings redaction found that the decisions file names neither way (--strict).
+    unreviewed: int = 0
 
     def number_steps(self) -> None:
         """Give steps the contiguous numbers 1..n that page anchors rely on."""

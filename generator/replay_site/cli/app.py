@@ -26,7 +26,9 @@ from replay_site.cli.build_command import prices as _prices
 from replay_site.discover import DiscoveryError
 from replay_site.pages import standalone, terminal
 from replay_site.readers import registry
-from replay_site.redact import count_secrets
+from replay_site.redact import count_secrets, decisions
+from replay_site.redact.review import review_hits
+from replay_site.store.publish import MANIFEST
 
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
@@ -76,7 +78,8 @@ def _one_session(reference: str | None, last: bool, sources, format_name: str, b
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
     roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
-    return load.load_session(None if last else reference, roots, load.ReadOptions(format_name, book, redact, patterns, anonymize))
+    reading = load.ReadOptions(format_name, book, redact, patterns, anonymize, decisions.load())
+    return load.load_session(None if last else reference, roots, reading)
 
 
 def _check_output_file(out: Path, inputs: list) -> None:
@@ -254,6 +257,27 @@ def export(
     if not redact:
         warn_unredacted(count_secrets(found.walk()))
     say(f"{found.id}: {len(found.steps)} steps -> {out}", line=True)
+
+
+@app.command()
+def redactions(
+    sources: SourcesArg = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="The review page to write (a local file, never part of a site).")]
+        = Path("replay-site-redactions.html"),
+    format_name: FormatOpt = "auto",
+    theme: ThemeOpt = "default",
+    redact_pattern: RedactPatternOpt = None,
+) -> None:
+    """List every string redaction would replace, in context and masked, for review before publishing."""
+    with user_errors():
+        _check_output_file(out, list(sources or []))
+        if any((folder / MANIFEST).exists() for folder in out.resolve().parents):
+            raise UsageMistake(f"{out} is inside a built site: the review page is never published; write it elsewhere")
+        sessions = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, redact=False)))
+        rows = review_hits(sessions, decisions.load(), _patterns(redact_pattern))
+        _write(out, standalone.review_page(rows, theme))
+    waiting = sum(1 for row in rows if not row.decision)
+    say(f"{len(rows)} hits, {waiting} not reviewed -> {out}", line=True)
 
 
 @app.command()

@@ -15,7 +15,8 @@ from replay_site.build import options, pipeline
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
-from replay_site.redact import ScannerUnavailable
+from replay_site.redact import ScannerUnavailable, decisions
+from replay_site.redact.decisions import DecisionsError
 from replay_site.store.publish import PublishError
 
 EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
@@ -52,7 +53,7 @@ def user_errors() -> Iterator[None]:
     error and exit status 1, not a traceback."""
     try:
         yield
-    except UsageMistake as exc:
+    except (UsageMistake, DecisionsError) as exc:
         error(str(exc))
         raise SystemExit(2) from None
     except PermissionError as exc:
@@ -121,9 +122,14 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
                                               prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),
                                               jobs=chosen["jobs"], redact=chosen["redact"],
                                               redact_patterns=patterns(chosen["redact_pattern"]), anonymize=chosen["anonymize"],
-                                              incremental=not chosen["full"], force=chosen["force"])
+                                              incremental=not chosen["full"], force=chosen["force"],
+                                              decisions=decisions.load(), strict=chosen["strict"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
-            result = pipeline.build(roots, out, build_options, progress)
+            try:
+                result = pipeline.build(roots, out, build_options, progress)
+            except pipeline.UnreviewedSecrets as exc:
+                error(str(exc))
+                raise SystemExit(1) from None
     if not chosen["redact"]:
         warn_unredacted(result.unredacted)
     if not quiet:

@@ -160,6 +160,11 @@ class Renderer:
             inline=self.inline_assets() if root is None else None,
         )
 
+    def review_page(self, rows: list, summary: str, decisions_file: str) -> str:
+        """The redaction review (redact/review.py): a local file, CSS inline."""
+        return self.env.get_template("redactions.html").render(root="", rows=rows, summary=summary,
+                                                                decisions_file=decisions_file, inline=self.inline_assets())
+
     def standalone_session_page(self, session: Session, summary: SessionSummary) -> str:
         """One session as a single HTML file to attach to a bug report: CSS and JS inline,
         every step on one page, texts uncut (there is no folder beside it), no links to

@@ -5,8 +5,11 @@ from replay_site.costs import PriceBook, pricing_source
 from replay_site.figures.compare import Comparison, compare_sessions
 from replay_site.figures.summary import summarize
 from replay_site.model import Session
+from replay_site.pages import formatting
 from replay_site.pages.render import Renderer
 from replay_site.readers import registry
+from replay_site.redact import decisions
+from replay_site.redact.review import ReviewHit
 
 
 def export_page(session: Session, theme: str = "default", book: PriceBook | None = None) -> str:
@@ -14,6 +17,15 @@ def export_page(session: Session, theme: str = "default", book: PriceBook | None
     reader = registry().get(session.format)
     summary = summarize(session, reader.label if reader else session.format, page="", family="")
     return Renderer(theme, "replay-site", pricing_source(book)).standalone_session_page(session, summary)
+
+
+def review_page(rows: list[ReviewHit], theme: str = "default") -> str:
+    """What redaction would replace, as one local HTML file (CSS inline) for review."""
+    sessions = len({row.session for row in rows})
+    open_rows = sum(1 for row in rows if not row.decision)
+    summary = (f"{formatting.counted(len(rows), 'hit')} in {formatting.counted(sessions, 'session')}, "
+               f"{open_rows:,} not reviewed yet")
+    return Renderer(theme, "replay-site redactions", "").review_page(rows, summary, decisions.FILE)
 
 
 def compare_page(a: Session, b: Session, theme: str = "default", book: PriceBook | None = None) -> tuple[Comparison, str]:

@@ -33,6 +33,7 @@ from replay_site.redact.detect import (
     scanner_version,
     start_scanner,
 )
+from replay_site.redact.decisions import Decisions, digest
 from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
@@ -92,6 +93,7 @@ class Redactor:
         self.detector = detector
         self.counts: Counter[str] = Counter()
         self.views = views or {}  # each string's views, when already made (`_texts`)
+        self.found: set[str] = set()  # every secret replaced
 
     def secrets(self, text: str) -> dict[str, str]:
         """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
@@ -105,6 +107,7 @@ class Redactor:
         found = self.secrets(text)
         if not found:
             return text
+        self.found.update(found)
         result = text
         for secret, kind in sorted(found.items(), key=lambda item: len(item[0]), reverse=True):
             replaced = 0
@@ -211,10 +214,11 @@ def _redact_names(session: Session, detector: Detector) -> Counter[str]:
     return redactor.counts
 
 
-def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
+def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: Decisions = Decisions()) -> int:
     """Redact `session` and its descendants in place, recording counts per kind in each
-    session's `redactions`; returns the total replaced."""
-    detector = Detector(patterns)
+    session's `redactions` (and in `unreviewed` the strings `decisions` does not name);
+    returns the total replaced."""
+    detector = Detector(patterns, decisions)
     total = 0
     for each in session.walk():
         names = _redact_names(each, detector)
@@ -222,11 +226,14 @@ def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
         narrow, suspects = detector.narrowed(views)
         # Each distinct string is redacted once; every place holding it counts its secrets.
         redacted: dict[str, tuple[str, Counter[str]]] = {}
+        found: set[str] = set()
         for text in suspects:
             redactor = Redactor(narrow, views)
             result = redactor.text(text)
+            found |= redactor.found
             if redactor.counts or result != text:
                 redacted[text] = (result, redactor.counts)
+        each.unreviewed = sum(1 for secret in found if not decisions.reviewed(digest(secret)))
         counts: Counter[str] = Counter(names)
         if redacted:
             def replace(text: str) -> str:

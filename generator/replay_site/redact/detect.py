@@ -15,10 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from replay_site.redact.decisions import Decisions, digest
 from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
+# A string the decisions file may name to redact: a word as a shell or a config splits them.
+_WORD = re.compile(r"[^\s\"'`<>,;()\[\]{}=]{4,}")
 
 # Documentation and template values, not credentials.
 _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|redacted|^<.*>$|\$\{|\$\(|\{\{|\*\*\*|x{6,}"
@@ -152,13 +155,26 @@ def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]
     return hits
 
 
+def _decided(text: str, hashes: frozenset[str]) -> list[Hit]:
+    """The words of `text` (with or without a sentence's final punctuation) whose hash the
+    decisions file says to redact."""
+    hits = []
+    for match in _WORD.finditer(text):
+        for word in (match.group(0), match.group(0).rstrip(".:!?")):
+            if digest(word) in hashes:
+                hits.append(Hit(match.start(), match.start() + len(word), "decided"))
+                break
+    return hits
+
+
 class Detector:
     """Finds secrets in a text; `patterns` are user regexes (`--redact-pattern`), kind "custom"."""
 
-    def __init__(self, patterns: tuple[str, ...] = ()) -> None:
+    def __init__(self, patterns: tuple[str, ...] = (), decisions: Decisions = Decisions()) -> None:
         self.user_rules = [("custom", re.compile(pattern)) for pattern in patterns]
         self.rules = CONTEXT_RULES
         self.catalogue = True
+        self.decisions = decisions
 
     def narrowed(self, views: dict[str, list[str]]) -> tuple[Detector, list[str]]:
         """For a session's texts (each with the views `find` looks in), a detector that skips
@@ -177,13 +193,13 @@ class Detector:
                 starts.append(offset)
                 offset += len(view) + len(_GAP)
         joined = _GAP.join(chunks)
-        narrow = Detector()
+        narrow = Detector(decisions=self.decisions)
         narrow.user_rules = self.user_rules
         lower = joined.lower()
         narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in CASELESS else joined)]
         catalogue = _catalogue_hits(joined)
         narrow.catalogue = bool(catalogue)
-        if self.user_rules:  # a user's regex may anchor to a text's start or end, lost when joined
+        if self.user_rules or self.decisions.redact:  # a user's regex may anchor to a text's start or end, lost when joined
             return narrow, list(views)
         # A match inside one view is a match in the joined text too: the joined scan finds it,
         # or an earlier match covering its start (a match across views only adds suspects).
@@ -200,7 +216,8 @@ class Detector:
         return narrow, list(suspects)
 
     def find(self, text: str) -> list[Hit]:
-        """Non-overlapping hits, in order; placeholders left out (user rules are trusted as given)."""
+        """Non-overlapping hits, in order; placeholders and strings the decisions file allows left
+        out (user rules are trusted as given), strings it says to redact added."""
         if len(text) < 8:
             return []
         found = (_catalogue_hits(text) if self.catalogue else []) + _rule_hits(text, self.rules)
@@ -208,6 +225,10 @@ class Detector:
                       if not is_placeholder(text[hit.start:hit.end])
                       and (hit.kind not in VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
         candidates += _rule_hits(text, self.user_rules)
+        if self.decisions.allow:
+            candidates = [hit for hit in candidates if digest(text[hit.start:hit.end]) not in self.decisions.allow]
+        if self.decisions.redact:
+            candidates += _decided(text, self.decisions.redact)
         candidates.sort(key=lambda hit: (hit.start, -(hit.end - hit.start)))
         merged: list[Hit] = []
         for hit in candidates:
