@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pytest
+from claude_transcript import ClaudeTranscript
 from fake_secrets import FAKES, NON_SECRETS, PROVIDERS, Fake
 
 from replay_site.build import pipeline as site
@@ -35,8 +36,8 @@ def _context_text(fake: Fake) -> tuple[str, str]:
     """(field, text) for a fake found only by where it stands: as a real file or command holds it."""
     value, name = fake.value, fake.context
     forms = {
-        "aws_secret_access_key": ("output", f"$ cat ~/.aws/credentials\n[default]\nregion = eu-west-1\n"
-                                            f"aws_secret_access_key = {value}\n"),
+        "aws_secret_access_key": ("output", (f"$ cat ~/.aws/credentials\n[default]\nregion = eu-west-1\n"
+                                             f"aws_secret_access_key = {value}\n")),
         "postgres-url": ("argument", f"psql postgresql://app:{value}@db.internal:5432/prod -c 'select 1'"),
         "mongodb-url": ("prose", f"Connected with mongodb+srv://svc:{value}@cluster0.ab1cd.mongodb.net/app fine."),
         "redis-url": ("output", f"REDIS_URL=redis://:{value}@cache:6379/0"),
@@ -102,29 +103,14 @@ def placements() -> list[tuple[Fake, str, str]]:
 
 
 def _claude_log(items: list[tuple[str, str]], title: str) -> str:
-    lines: list[dict] = [{"type": "custom-title", "customTitle": title, "sessionId": _name("claude-session-id")}]
-    parent = None
-
-    def add(role: str, content, number: int) -> None:
-        nonlocal parent
-        uuid = f"b0000000-0000-4000-8000-{number:012d}"
-        entry = {"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": _name("claude-session-id"),
-                 "cwd": "/home/dev/app", "timestamp": f"2026-01-01T{number // 3600:02d}:{number // 60 % 60:02d}:{number % 60:02d}.000Z",
-                 "version": "2.0.31", "message": {"role": role, "content": content}}
-        if role == "assistant":
-            entry["message"].update(model="claude-sonnet-4-5-20250929", id=f"msg_{number}", type="message",
-                                    usage={"input_tokens": 1, "output_tokens": 1})
-        lines.append(entry)
-        parent = uuid
+    log = ClaudeTranscript(_name("claude-session-id"), title)
+    add = log.add
 
     add("user", "Check the deployment and tell me what you find.", 1)
     for index, (field, text) in enumerate(items):
         number, call = 2 + 2 * index, f"toolu_{index:04d}"
-        if field in ("prose", "html", "url-encoded", "glued", "nonsecret"):
-            add("assistant", [{"type": "text", "text": text}], number)
-            continue
-        if field == "thinking":
-            add("assistant", [{"type": "thinking", "thinking": text, "signature": "s"}], number)
+        if field in ("prose", "html", "url-encoded", "glued", "nonsecret", "thinking"):
+            log.say(text, number, thinking=field == "thinking")
             continue
         if field == "diff":
             tool = {"name": "Edit", "input": {"file_path": "/home/dev/app/config.yml", "old_string": "x: 1", "new_string": text}}
@@ -138,7 +124,7 @@ def _claude_log(items: list[tuple[str, str]], title: str) -> str:
         output = text if field in ("output", "output-json", "osc8", "osc-title", "ansi-split", "json-escaped",
                                    "split-lines", "nonsecret-output") else "ok"
         add("user", [{"type": "tool_result", "tool_use_id": call, "content": output}], number + 1)
-    return "".join(json.dumps(line) + "\n" for line in lines)
+    return log.text()
 
 
 def _gptme_log(items: list[tuple[str, str]]) -> str:

@@ -32,7 +32,7 @@ def _logs(root: Path) -> Path:
 def _run(cwd: Path, *arguments: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "generator")}
     return subprocess.run([sys.executable, "-c", "from replay_site.cli.entry import main; main()", *arguments],
-                          cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+                          cwd=cwd, capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
 def _site_text(site: Path) -> str:

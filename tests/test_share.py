@@ -42,7 +42,7 @@ def test_a_newline_in_a_log_file_name_forges_no_warning_line(tmp_path):
     good = (DATA / "gptme" / "markdown-hello" / "conversation.jsonl").read_text()
     bad.write_text(good + "{not json\n")
     result = subprocess.run([sys.executable, "-c", "from replay_site.cli.entry import main; main()", "build", str(logs),
-                             "-o", str(tmp_path / "site"), "-f", "gptme"], capture_output=True, text=True, env=_env())
+                             "-o", str(tmp_path / "site"), "-f", "gptme"], capture_output=True, text=True, env=_env(), check=False)
     assert result.returncode == 0, result.stderr
     assert "bad" in result.stderr or "warning" in result.stderr
     assert not any(line.startswith("::error::") for line in result.stderr.splitlines()), result.stderr
@@ -57,12 +57,12 @@ def test_export_and_compare_write_files_a_web_server_can_read(tmp_path):
     script = ("import os, sys; os.umask(0o022); sys.argv[0] = 'replay-site'; from replay_site.cli.entry import main; main()")
     out = tmp_path / "one.html"
     result = subprocess.run([sys.executable, "-c", script, "export", str(log), "-o", str(out)],
-                            capture_output=True, text=True, env=_env())
+                            capture_output=True, text=True, env=_env(), check=False)
     assert result.returncode == 0, result.stderr
     assert out.stat().st_mode & 0o777 == 0o644
     compared = tmp_path / "compare.html"
     result = subprocess.run([sys.executable, "-c", script, "compare", str(log), str(log), "-o", str(compared)],
-                            capture_output=True, text=True, env=_env())
+                            capture_output=True, text=True, env=_env(), check=False)
     assert result.returncode == 0, result.stderr
     assert compared.stat().st_mode & 0o777 == 0o644
 
@@ -87,7 +87,7 @@ main()
 def test_ctrl_c_and_sigterm_exit_128_plus_the_signal_and_leave_no_staging_folder(tmp_path, name, extra):
     out = tmp_path / "site"
     command = [sys.executable, "-c", _STOP_MIDWAY.format(name=name), "build", str(DATA / "gptme"), "-o", str(out), "-j", "1", *extra]
-    result = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=120)
+    result = subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=120, check=False)
     assert result.returncode == 128 + getattr(signal, name), result.stderr
     assert "Aborted!" in result.stderr or extra  # typer's own message, if any, is typer's
     assert not out.exists() and siblings(out) == []
