@@ -48,8 +48,8 @@ _BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r
 _WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])([A-Za-z0-9_\-+/=.:]{6,})\r?\n([A-Za-z0-9_\-+/=.:]{6,})")
 # Long parts of paths and file names, without their extension: a token in a name is followed
 # by `/` or `.txt`, which the catalogue's rules do not expect.
-_NAME_PART = re.compile(r"(?<=[/\\])[A-Za-z0-9_\-+=.]{16,}|(?<![A-Za-z0-9_\-+=.])[A-Za-z0-9_\-+=.]{16,}(?=[/\\])"
-                        r"|(?<![A-Za-z0-9_\-+=.])[A-Za-z0-9_\-+=.]{16,}\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)\b")
+_NAME_RUN = re.compile(r"[A-Za-z0-9_\-+=.]{16,}")
+_FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)$")
 _EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
 
 
@@ -156,9 +156,21 @@ def _views(text: str) -> list[str]:
         views.append(" ".join(joined))
     if "__" in shown:
         views.append(re.sub("_{2,}", " ", shown))
-    if ("/" in shown or "." in shown) and (parts := _NAME_PART.findall(shown)):
-        views.append(" ".join(_EXTENSION.sub("", part) for part in parts))
+    if ("/" in shown or "." in shown) and (parts := _name_parts(shown)):
+        views.append(" ".join(parts))
     return views
+
+
+def _name_parts(shown: str) -> list[str]:
+    """The long runs of `shown` that stand next to a path separator or end in a file
+    extension, the extension cut off."""
+    parts = []
+    for run in _NAME_RUN.finditer(shown):
+        start, end = run.span()
+        beside_separator = shown[start - 1:start] in ("/", "\\") or shown[end:end + 1] in ("/", "\\")
+        if beside_separator or _FILE_EXTENSION.search(run.group(0)):
+            parts.append(_EXTENSION.sub("", run.group(0)))
+    return parts
 
 
 def _argument_pairs(session: Session, views: dict[str, list[str]]) -> None:

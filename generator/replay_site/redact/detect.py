@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from replay_site.redact.decisions import Decisions, digest
-from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
+from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
+_RUN_BEFORE = re.compile(r"[\w.-]*\Z")  # the part of a name before a word in it
 # A string the decisions file may name to redact: a word as a shell or a config splits them.
 _WORD = re.compile(r"[^\s\"'`<>,;()\[\]{}=]{4,}")
 
@@ -28,6 +29,7 @@ _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|red
                           r"|^\$[A-Z_]+$|^%[A-Z_]+%$|^(?:password|secret|token|pass|passwd)$")
 _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*(?:\(\)?)?")
 _LOWER_PATH = re.compile(r"[~.]?/?[a-z0-9_.-]+(?:/[a-z0-9_.-]+)+/?")
+_VERSION = re.compile(r"[~^<>=v]*\d+(?:\.\d+)+(?:[-+.][\w.]+)?")
 _CATALOGUE_PREFIXES = ("betterleaks.", "kingfisher.", "veles.secrets/", "custom.")
 
 
@@ -44,9 +46,10 @@ def is_placeholder(value: str) -> bool:
 
 def looks_like_a_value(value: str) -> bool:
     """A credential, not code: no identifier or dotted reference without digits, no call, no
-    lower-case path (`/run/secrets/api_key`), and at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
+    lower-case path (`/run/secrets/api_key`) or version (`"@aws-sdk/credential-providers": "^3.9.0"`),
+    and at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
     if "(" in value or (_REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value)) \
-            or _LOWER_PATH.fullmatch(value):
+            or _LOWER_PATH.fullmatch(value) or _VERSION.fullmatch(value):
         return False
     classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
                any(not c.isalnum() and c not in "-_." for c in value))
@@ -134,8 +137,25 @@ def _may_match(kind: str, text: str) -> bool:
 
 
 def _matches(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    matches = pattern.finditer(text)
-    return (match for match in matches if SECRET_NAME.search(match["name"])) if kind in NAMED_RULES else matches
+    return _named_matches(pattern, text) if kind in NAMED_RULES else pattern.finditer(text)
+
+
+def _named_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """A named rule's matches: tried only at the start of the names that hold a secret's word
+    (most `name: value` pairs in code and JSON do not, and trying each costs). The words are
+    found with str.find, which costs a fraction of a regex search."""
+    lower = text.lower()
+    starts = set()
+    for root in NAME_ROOTS:
+        position = lower.find(root)
+        while position >= 0:
+            run = _RUN_BEFORE.search(text, max(0, position - 64), position)
+            starts.add(run.start() if run else position)
+            position = lower.find(root, position + len(root))
+    for start in sorted(starts):
+        match = pattern.match(text, start)
+        if match and SECRET_NAME.search(match["name"]):
+            yield match
 
 
 def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]:

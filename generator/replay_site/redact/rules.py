@@ -16,6 +16,8 @@ SECRET_NAME = re.compile(r"(?i)password|passwd|passphrase|secret|token|api[_-]?k
 # Rules whose named group `name` must hold one of those words (checked after the match: a
 # regex asking for them inside a name backtracks without end on long words).
 NAMED_RULES = {"assignment-secret"}
+# What every word SECRET_NAME finds begins with, lower-cased (`passwd`, `api_key`, `_pat`…).
+NAME_ROOTS = ("pass", "secret", "token", "key", "credential", "pat")
 
 # An argument key naming a secret (its value is looked at with the key before it).
 SECRET_KEY = re.compile(r"[A-Za-z][\w.-]{0,63}")
@@ -32,8 +34,8 @@ CONTEXT_RULES: list[tuple[str, re.Pattern[str]]] = [
     # `NAME=value`, `name: value`, `"name": "value"`, `name = 'value'`: env files, ini, YAML,
     # TOML, JSON, Python, shell. The name must end at the separator (`token_type = …` is not a token).
     ("assignment-secret", re.compile(rf"(?<![\w.-])(?P<name>[\w.-]{{1,64}})[\"']?\s*(?:=|:|:=)\s*[\"']?(?P<secret>{_VALUE}{{4,}})")),
-    # netrc and ~/.pgpass-like files: `password VALUE`.
-    ("netrc-password", re.compile(rf"(?i)(?<![\w.-])password[ \t]+(?P<secret>{_VALUE}{{6,}})")),
+    # netrc and ~/.pgpass-like files: `password VALUE` (the literal first: the regex engine then skips ahead).
+    ("netrc-password", re.compile(rf"password(?<![\w.-]password)[ \t]+(?P<secret>{_VALUE}{{6,}})")),
     ("connection-string-key", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)="
                                          r"(?P<secret>[A-Za-z0-9+/=%]{20,})")),
     ("query-secret", re.compile(r"(?i)[?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|"
@@ -85,7 +87,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "url-password": ("://",),
     "authorization": ("authorization",),
     "bearer-token": ("bearer",),
-    "assignment-secret": ("pass", "secret", "token", "key", "credential", "pat"),
+    "assignment-secret": NAME_ROOTS,
     "netrc-password": ("password",),
     "connection-string-key": ("accountkey", "sharedaccess"),
     "query-secret": ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "auth=", "sig=", "signature="),
@@ -93,8 +95,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
     **{kind: (prefix,) for kind, prefix, _pattern in PROVIDER_RULES},
     "telegram-bot-token": (":AA",),
+    "newrelic-key": ("NRAK-", "NRAA-", "NRII-", "NRJS-", "NRRA-"),
 }
-CASELESS = {"authorization", "bearer-token", "assignment-secret", "netrc-password", "connection-string-key", "query-secret"}
+CASELESS = {"authorization", "bearer-token", "assignment-secret", "connection-string-key", "query-secret"}
 # Rules that take whatever follows a name: in code the "value" is often an expression
 # (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
 VALUE_RULES = {"assignment-secret", "netrc-password", "authorization", "password-flag"}
