@@ -297,6 +297,7 @@ NON_SECRETS: dict[str, str] = {
     "config-secret-name": "secret_name: prod/db/credentials",
     "config-key-file": "api_key_file = /run/secrets/api_key",
     "config-keyring": "password_command = pass show mail/work",
+    "package-json-version": '"@aws-sdk/credential-providers": "^3.949.0"',
     "prose-password": "the password field is required",
     "prose-token": "tokens: 128000 input, 2048 output",
     "grep-line": "src/auth.py:42:    if token is None:",
