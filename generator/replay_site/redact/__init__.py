@@ -26,6 +26,7 @@ import orjson
 from replay_site import ansi
 from replay_site.model import Session
 from replay_site.model_text import StringWalk
+from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.detect import (
     Detector,
     Hit,
@@ -33,7 +34,6 @@ from replay_site.redact.detect import (
     scanner_version,
     start_scanner,
 )
-from replay_site.redact.decisions import Decisions, digest
 from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
@@ -226,7 +226,7 @@ def _redact_names(session: Session, detector: Detector) -> Counter[str]:
     return redactor.counts
 
 
-def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: Decisions = Decisions()) -> int:
+def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: Decisions = NONE) -> int:
     """Redact `session` and its descendants in place, recording counts per kind in each
     session's `redactions` (and in `unreviewed` the strings `decisions` does not name);
     returns the total replaced."""

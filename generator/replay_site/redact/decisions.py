@@ -38,6 +38,9 @@ class Decisions:
         return hashed in self.allow or hashed in self.redact
 
 
+NONE = Decisions()  # no decisions file
+
+
 def load(path: Path | None = None) -> Decisions:
     """The decisions in `path` (default: FILE in the current folder); none when it is absent."""
     path = Path(FILE) if path is None else path

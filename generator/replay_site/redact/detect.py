@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from replay_site.redact.decisions import Decisions, digest
+from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
@@ -190,7 +190,7 @@ def _decided(text: str, hashes: frozenset[str]) -> list[Hit]:
 class Detector:
     """Finds secrets in a text; `patterns` are user regexes (`--redact-pattern`), kind "custom"."""
 
-    def __init__(self, patterns: tuple[str, ...] = (), decisions: Decisions = Decisions()) -> None:
+    def __init__(self, patterns: tuple[str, ...] = (), decisions: Decisions = NONE) -> None:
         self.user_rules = [("custom", re.compile(pattern)) for pattern in patterns]
         self.rules = CONTEXT_RULES
         self.catalogue = True
