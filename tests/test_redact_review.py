@@ -62,7 +62,11 @@ def test_review_decide_and_build_strictly(tmp_path):
     assert SLACK in text and GITHUB not in text and HOUSE_WORD not in text and "[REDACTED:decided]" in text
     assert ".replay-site-redact" not in "\n".join(str(p) for p in (tmp_path / "site").rglob("*"))
 
-    # The decisions are part of the build cache's key: taking the allowance back rebuilds.
+    # The decisions are part of the build cache's key, and of what the fast entry checks
+    # before answering "nothing changed": taking the allowance back rebuilds, twice over.
+    assert _run(tmp_path, "build", str(logs), "-o", "site", "-f", "gptme", "-q").returncode == 0
+    unchanged = _run(tmp_path, "build", str(logs), "-o", "site", "-f", "gptme")
+    assert "Nothing changed" in unchanged.stdout, unchanged.stdout
     (tmp_path / ".replay-site-redact.toml").write_text(f'[decisions]\n"{digest(GITHUB)}" = "redact"\n')
     rebuilt = _run(tmp_path, "build", str(logs), "-o", "site", "-f", "gptme", "-q")
     assert rebuilt.returncode == 0, rebuilt.stderr

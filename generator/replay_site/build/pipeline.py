@@ -218,9 +218,11 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
 
 def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
     """Every file or folder whose change could change the site, besides this package's code:
-    the logs first, then the theme, the prices file and the page libraries' metadata."""
+    the logs first, then the theme, the prices file, the redaction decisions (missing or not:
+    creating the file changes the site too) and the page libraries' metadata."""
     prices = [options.prices.path.resolve()] if options.prices and options.prices.path else []
-    return [root.resolve() for root in roots] + theme_search_path(options.theme) + prices + list(library_files())
+    return ([root.resolve() for root in roots] + theme_search_path(options.theme) + prices
+            + [Path(decisions.FILE).resolve()] + list(library_files()))
 
 
 def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], roots: int, listing: Listing | None,
