@@ -137,3 +137,19 @@ def test_anonymize_leaves_no_home_path_in_a_built_site(tmp_path):
     text = names + "".join(path.read_text(errors="replace") for path in out.rglob("*") if path.is_file())
     assert "/home/dev" not in text and "-home-dev-" not in text and "home%2Fdev" not in text
     assert "/home/&lt;user&gt;" in text or "/home/<user>" in text
+
+
+def test_show_export_and_compare_take_anonymize(tmp_path):
+    log = DATA / "claude" / "-home-dev-calc-demo" / "5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c.jsonl"
+    script = "import sys; sys.argv[0] = 'replay-site'; from replay_site.cli.entry import main; main()"
+    shown = subprocess.run([sys.executable, "-c", script, "show", str(log), "--anonymize"],
+                           capture_output=True, text=True, env=_env(), check=False)
+    assert shown.returncode == 0, shown.stderr
+    plain = subprocess.run([sys.executable, "-c", script, "show", str(log)], capture_output=True, text=True, env=_env(), check=False)
+    assert "/home/dev" in plain.stdout and "/home/dev" not in shown.stdout  # its tool calls name files under /home/dev
+    for command in (["export", str(log)], ["compare", str(log), str(log)]):
+        out = tmp_path / f"{command[0]}.html"
+        done = subprocess.run([sys.executable, "-c", script, *command, "-o", str(out), "--anonymize"],
+                              capture_output=True, text=True, env=_env(), check=False)
+        assert done.returncode == 0, done.stderr
+        assert "/home/dev" not in out.read_text() and "-home-dev-" not in out.read_text()
