@@ -179,3 +179,24 @@ def test_no_redact_counts_what_it_leaves_in_the_one_read_of_each_log(tmp_path, m
     # Answered from the cache the second time: the count comes with the cached summaries.
     result = runner.invoke(app, ["build", str(source), "--no-redact", "-o", str(tmp_path / "plain"), "-q", "-j", "1", "--force"])
     assert reads == ["s"] and "2 likely secrets" in result.stderr, result.stderr
+
+
+def test_a_token_in_a_terminal_link_target_is_redacted_before_the_link_is_made():
+    from replay_site import ansi
+
+    output = f"\x1b]8;;https://api.acme.dev/r?sig=1&x={GITHUB}\x1b\\open the report\x1b]8;;\x1b\\ done"
+    session = Session("s", "test", steps=[Step("user", tool_calls=[ToolCall("t", output=output)])])
+    redact_session(session)
+    (link,) = [span for span in ansi.spans(session.steps[0].tool_calls[0].output) if span.href]
+    assert GITHUB not in session.steps[0].tool_calls[0].output
+    assert link.text == "open the report" and link.href.endswith("x=[REDACTED:github-pat]")
+
+
+def test_an_id_holding_a_secret_becomes_a_hash_that_still_links_parent_and_child():
+    child = Session(f"agent-{GITLAB}", "test", parent_id=f"run-{GITHUB}", source=f"logs/{GITLAB}/agent.jsonl")
+    step = Step("assistant", child_session_ids=[child.id], tool_calls=[ToolCall("Task", child_session_id=child.id)])
+    session = Session(f"run-{GITHUB}", "test", steps=[step], children=[child], source=f"logs/{GITHUB}.jsonl")
+    redact_session(session)
+    assert re.fullmatch(r"redacted-[0-9a-f]{16}", session.id) and re.fullmatch(r"redacted-[0-9a-f]{16}", child.id)
+    assert child.parent_id == session.id and step.child_session_ids == [child.id] == [step.tool_calls[0].child_session_id]
+    assert session.source == "logs/[REDACTED:github-pat].jsonl" and child.source == "logs/[REDACTED:gitlab-pat]/agent.jsonl"

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from claude_transcript import ClaudeTranscript
 from secret_set import NON_SECRETS, SECRETS
 
 from replay_site.build import pipeline as site
@@ -60,31 +61,16 @@ def _where(kind: str, secret: str) -> tuple[str, str]:
 
 def _claude_log(items: list[tuple[str, str]], title: str) -> str:
     """A Claude Code transcript: one user message, then per item an assistant turn placing it."""
-    lines: list[dict] = [{"type": "custom-title", "customTitle": title, "sessionId": SESSION}]
-    parent = None
-
-    def add(kind: str, content, number: int) -> None:
-        nonlocal parent
-        uuid = f"b0000000-0000-4000-8000-{number:012d}"
-        entry = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SESSION, "cwd": "/home/dev/app",
-                 "timestamp": f"2026-01-01T00:{number // 60 % 60:02d}:{number % 60:02d}.000Z", "version": "2.0.31",
-                 "message": {"role": kind, "content": content}}
-        if kind == "assistant":
-            entry["message"].update(model="claude-sonnet-4-5-20250929", id=f"msg_{number}", type="message",
-                                    usage={"input_tokens": 1, "output_tokens": 1})
-        lines.append(entry)
-        parent = uuid
+    log = ClaudeTranscript(SESSION, title)
+    add = log.add
 
     number = 1
     add("user", "Check the deployment and tell me what you find.", number)
     for index, (field, text) in enumerate(items):
         number += 2
         call = f"toolu_{index:04d}"
-        if field in ("prose", "link"):
-            add("assistant", [{"type": "text", "text": text}], number)
-            continue
-        if field == "thinking":
-            add("assistant", [{"type": "thinking", "thinking": text, "signature": "s"}], number)
+        if field in ("prose", "link", "thinking"):
+            log.say(text, number, thinking=field == "thinking")
             continue
         if field == "diff":
             add("assistant", [{"type": "tool_use", "id": call, "name": "Edit",
@@ -96,7 +82,7 @@ def _claude_log(items: list[tuple[str, str]], title: str) -> str:
             add("assistant", [{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}], number)
         output = {"output": text, "output-json": text, "ansi": f"token: {text[:6]}{RED}{text[6:]}{RESET}"}.get(field, "ok")
         add("user", [{"type": "tool_result", "tool_use_id": call, "content": output}], number + 1)
-    return "\n".join(json.dumps(line) for line in lines) + "\n"
+    return log.text()
 
 
 def _spellings(value: str) -> set[str]:

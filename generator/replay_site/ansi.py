@@ -13,12 +13,14 @@ import re
 from dataclasses import dataclass
 from itertools import groupby
 
-# One escape sequence: CSI (ESC [ or C1 0x9b), string sequences (OSC, DCS, SOS, PM, APC) ended by
-# BEL or ST — unterminated ones swallow the rest of their line, as a terminal waits for the end —
-# and the short two-character escapes (ESC 7, ESC ( B, ...).
+# One escape sequence: CSI (ESC [), string sequences (OSC, DCS, SOS, PM, APC) ended by BEL or
+# ST — unterminated ones swallow the rest of their line, as a terminal waits for the end — and
+# the short two-character escapes (ESC 7, ESC ( B, ...). The one-byte C1 forms (U+009B, U+009D…)
+# are not obeyed: in UTF-8 text they are characters a log can use to hide what follows them,
+# so they are shown as visible marks like other controls.
 _ESCAPE = re.compile(
-    r"(?:\x1b\[|\x9b)(?P<csi_params>[0-?]*)[ -/]*(?P<csi_final>[@-~])"
-    r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])(?P<string>[^\x07\x1b\x9c\n]*)(?:\x07|\x1b\\|\x9c|(?=\n)|\Z)"
+    r"\x1b\[(?P<csi_params>[0-?]*)[ -/]*(?P<csi_final>[@-~])"
+    r"|\x1b[\]PX^_](?P<string>[^\x07\x1b\n]*)(?:\x07|\x1b\\|(?=\n)|\Z)"
     r"|\x1b[ -/]*[0-~]"
 )
 # Anything that needs more than copying: escapes, C0/C1 controls, DEL and the invisible or
@@ -184,7 +186,7 @@ def _run(text: str) -> _Screen:
         position = match.end()
         if match["csi_final"] == "m":
             style.apply(match["csi_params"])
-        elif match.group(0).startswith(("\x1b]", "\x9d")):
+        elif match.group(0).startswith("\x1b]"):
             link = _OSC8.match(match["string"] or "")
             if link:  # OSC 8 opens a link (or closes it, with an empty URI)
                 href = link["uri"] if _SAFE_LINK.match(link["uri"]) else None
@@ -212,6 +214,12 @@ def spans(text: str) -> list[Span]:
     if not _SPECIAL.search(text):
         return [Span(text)] if text else []
     return _run(text).spans()
+
+
+def payloads(text: str) -> list[str]:
+    """The texts escape sequences carry (window titles, OSC 8 link targets, DCS strings),
+    which `plain` leaves out: redaction looks in them before they are parsed."""
+    return [match["string"] for match in _ESCAPE.finditer(text) if match["string"]]
 
 
 def plain(text: str) -> str:
@@ -245,6 +253,7 @@ def _shown_line(line: str) -> str:
 
 
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
+_LINE_BREAKS = re.compile("[\n\r\t\x85\u2028\u2029]")
 
 
 def _escaped(char: str) -> str:
@@ -252,10 +261,14 @@ def _escaped(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def for_terminal(text: str, color: bool) -> str:
+def for_terminal(text: str, color: bool, line: bool = False) -> str:
     """Text from a log made safe to print: every control character is shown escaped (`\\x1b[…`),
-    except SGR colour sequences when `color` (output going to a terminal that shows them)."""
+    except SGR colour sequences when `color` (output going to a terminal that shows them).
+    A `line` (a warning, an error, a name) has its line breaks and tabs escaped too, so a
+    file name cannot start an output line of its own (`::error::` in CI logs)."""
     text = text.replace("\r\n", "\n")
+    if line:
+        text = _LINE_BREAKS.sub(lambda m: _escaped(m.group(0)), text)
     if color:
         parts = _SGR.split(text)
         kept = _SGR.findall(text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from replay_site.costs import PriceBook, price_session
@@ -15,6 +15,8 @@ from replay_site.discover import DiscoveryError, default_roots, discover, pick_r
 from replay_site.model import Problem, Session
 from replay_site.readers import SessionSource, registry
 from replay_site.redact import redact_session
+from replay_site.redact.anonymize import anonymize_session
+from replay_site.redact.decisions import Decisions
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class ReadOptions:
     prices: PriceBook | None = None  # overrides of the built-in price table (--prices)
     redact: bool = True  # replace credentials in every text (redact/)
     redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
+    anonymize: bool = False  # home paths, user and host names, e-mail addresses replaced (--anonymize)
+    decisions: Decisions = field(default_factory=Decisions)  # strings allowed or always redacted (.replay-site-redact.toml)
 
 
 def examples_dir() -> Path:
@@ -36,7 +40,7 @@ def default_sources(format_name: str = "auto") -> list[Path]:
 
 
 def read_source(source: SessionSource, options: ReadOptions) -> tuple[list[Session], list[Problem]]:
-    """Read, price and (if asked) redact one source. A reader that fails is a reported
+    """Read, price and (if asked) redact and anonymize one source. A reader that fails is a reported
     problem, never a failed build."""
     try:
         sessions = registry()[source.format].read(source)
@@ -45,7 +49,9 @@ def read_source(source: SessionSource, options: ReadOptions) -> tuple[list[Sessi
     for session in sessions:
         price_session(session, options.prices)
         if options.redact:
-            redact_session(session, options.redact_patterns)
+            redact_session(session, options.redact_patterns, options.decisions)
+        if options.anonymize:
+            anonymize_session(session)
     return sessions, []
 
 

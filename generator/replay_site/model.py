@@ -332,6 +332,8 @@ class Session:
     # everything read. Filled as lines are read (readers/jsonl.py), moved to "unknown" by the
     # reader that does not know a kind (`not_understood`).
     records: RecordCounts = field(default_factory=no_records)
+    # Distinct strings redaction found that the decisions file names neither way (--strict).
+    unreviewed: int = 0
 
     def number_steps(self) -> None:
         """Give steps the contiguous numbers 1..n that page anchors rely on."""

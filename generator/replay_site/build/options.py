@@ -45,6 +45,12 @@ BUILD = (
     Option("redact_pattern", ("--redact-pattern",), None,
            "A regular expression to redact as well (its `secret` group, else the whole match); repeatable.",
            kind="repeat", fast=False, metavar="REGEX"),
+    Option("anonymize", ("--anonymize",), False,
+           "Replace home paths, user and host names and e-mail addresses with stable placeholders (/home/<user>, <host-…>).",
+           kind="flag", fast=False),
+    Option("strict", ("--strict",), False,
+           "Fail (exit 1) before publishing when redaction found strings the decisions file (.replay-site-redact.toml) "
+           "does not name yet.", kind="flag", fast=False),
     Option("full", ("--full",), False, "Read and render everything again, ignoring what the last build of this folder cached.",
            kind="flag", fast=False),
     Option("force", ("--force",), False, "Build into a folder holding files replay-site did not write; they are kept.",

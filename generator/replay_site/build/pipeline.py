@@ -39,7 +39,8 @@ from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, search, views
 from replay_site.pages.render import PageNav, Renderer, theme_search_path
 from replay_site.readers import SessionSource, registry
-from replay_site.redact import count_secrets, start_scanner
+from replay_site.redact import count_secrets, decisions, start_scanner
+from replay_site.redact.decisions import Decisions
 from replay_site.store.cache import (
     BuildCache,
     FileState,
@@ -78,12 +79,24 @@ class BuildOptions:
     jobs: int = DEFAULTS["jobs"]  # worker processes; 0 = one per core when the build is large enough
     redact: bool = DEFAULTS["redact"]  # replace credentials in every text before rendering (redact/)
     redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
+    anonymize: bool = DEFAULTS["anonymize"]  # home paths, user and host names, e-mail addresses replaced
+    decisions: Decisions = field(default_factory=Decisions)  # the house's redaction decisions (.replay-site-redact.toml)
+    strict: bool = DEFAULTS["strict"]  # stop before publishing while a string redaction found is not reviewed
     incremental: bool = not DEFAULTS["full"]  # reuse what the last build of the same folder learned (cache.py)
     force: bool = DEFAULTS["force"]  # build into a folder holding files replay-site did not write (kept as they are)
 
     @property
     def reading(self) -> ReadOptions:
-        return ReadOptions(self.format, self.prices, self.redact, self.redact_patterns)
+        return ReadOptions(self.format, self.prices, self.redact, self.redact_patterns, self.anonymize, self.decisions)
+
+
+class UnreviewedSecrets(Exception):
+    """--strict: redaction found strings the decisions file does not name; nothing is published."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"--strict: redaction found {count} strings not reviewed yet; run `replay-site redactions` "
+                         f"on the same sources and decide on them in {decisions.FILE}")
+        self.count = count
 
 
 @dataclass
@@ -158,6 +171,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             result.summaries.extend(state.summaries)
             result.problems.extend(state.problems)
         result.summaries = site_order(result.summaries)
+        if options.strict and options.redact and (unreviewed := sum(s.unreviewed for s in result.summaries)):
+            raise UnreviewedSecrets(unreviewed)
 
         # Pass 2: pages, each worker writing its own files atomically; a source whose pages
         # would come out the same is left as it is.
@@ -210,9 +225,11 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
 
 def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
     """Every file or folder whose change could change the site, besides this package's code:
-    the logs first, then the theme, the prices file and the page libraries' metadata."""
+    the logs first, then the theme, the prices file, the redaction decisions (missing or not:
+    creating the file changes the site too) and the page libraries' metadata."""
     prices = [options.prices.path.resolve()] if options.prices and options.prices.path else []
-    return [root.resolve() for root in roots] + theme_search_path(options.theme) + prices + list(library_files())
+    return ([root.resolve() for root in roots] + theme_search_path(options.theme) + prices
+            + [Path(decisions.FILE).resolve()] + list(library_files()))
 
 
 def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], roots: int, listing: Listing | None,
@@ -271,7 +288,8 @@ def _cache_key(options: BuildOptions) -> str:
     """Everything besides the logs that shapes the pages."""
     settings = {"format": options.format, "title": options.title, "prices": repr(options.prices),
                 "pricing": pricing_source(options.prices), "redact": options.redact,
-                "redact_patterns": list(options.redact_patterns) if options.redact else []}
+                "redact_patterns": list(options.redact_patterns) if options.redact else [], "anonymize": options.anonymize,
+                "decisions": [sorted(options.decisions.allow), sorted(options.decisions.redact)] if options.redact else []}
     return settings_key(theme_search_path(options.theme), settings)
 
 

@@ -28,7 +28,9 @@ from replay_site.figures import parts
 from replay_site.pages import standalone, terminal
 from replay_site.pages.formatting import counted
 from replay_site.readers import registry
-from replay_site.redact import count_secrets
+from replay_site.redact import count_secrets, decisions
+from replay_site.redact.review import review_hits
+from replay_site.store.publish import MANIFEST
 
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
@@ -59,6 +61,7 @@ FormatOpt = _annotation(options.BY_NAME["format"])
 ThemeOpt = _annotation(options.BY_NAME["theme"])
 RedactOpt = _annotation(options.BY_NAME["redact"])
 RedactPatternOpt = _annotation(options.BY_NAME["redact_pattern"])
+AnonymizeOpt = _annotation(options.BY_NAME["anonymize"])
 PricesOpt = _annotation(options.BY_NAME["prices"])
 
 
@@ -73,11 +76,12 @@ def _roots(sources: list[Path] | None, format_name: str) -> list[Path]:
 
 
 def _one_session(reference: str | None, last: bool, sources, format_name: str, book, redact: bool = True,
-                 patterns: tuple[str, ...] = ()):
+                 patterns: tuple[str, ...] = (), anonymize: bool = False):
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
     roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
-    return load.load_session(None if last else reference, roots, load.ReadOptions(format_name, book, redact, patterns))
+    reading = load.ReadOptions(format_name, book, redact, patterns, anonymize, decisions.load())
+    return load.load_session(None if last else reference, roots, reading)
 
 
 def _check_output_file(out: Path, inputs: list) -> None:
@@ -95,12 +99,21 @@ def _check_output_file(out: Path, inputs: list) -> None:
         raise UsageMistake(f"cannot write to {existing} (permission denied)")
 
 
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 def _write(out: Path, html: str) -> None:
     """Write atomically: a reader of `out` sees the old file or the new one, never half of one."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("wb", dir=out.parent, prefix=f".{out.name}.", suffix=".tmp", delete=False) as temp:
             temp.write(html.encode("utf-8", "replace"))
+        # A temporary file is private (0600); the file shared is readable like any other the
+        # user writes (0644 under umask 022), so a web server can serve it.
+        os.chmod(temp.name, 0o666 & ~_umask())
         os.replace(temp.name, out)  # replaces a symlink at `out` itself, never its target
     except OSError as exc:
         if "temp" in locals() and os.path.exists(temp.name):
@@ -171,10 +184,12 @@ def show(
     prices: PricesOpt = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
+    anonymize: AnonymizeOpt = False,
 ) -> None:
     """Print one session's timeline in the terminal, one block per step."""
     with user_errors():
-        found = _one_session(session, last, sources, format_name, _prices(prices), redact, _patterns(redact_pattern))
+        found = _one_session(session, last, sources, format_name, _prices(prices), redact, _patterns(redact_pattern),
+                             anonymize)
     if not redact:
         warn_unredacted(count_secrets([found]))
     say(terminal.timeline(found, max_prose, max_output), nl=False)
@@ -205,9 +220,9 @@ def check(
                                "cost_unknown_allowed": [session.id for session in allowed]}, indent=2, ensure_ascii=True))
     else:
         for breach in breaches:
-            say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}")
+            say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}", line=True)
         for session in allowed:
-            say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost")
+            say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost", line=True)
         typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
     if breaches:
         raise typer.Exit(1)
@@ -252,6 +267,7 @@ def export(
     prices: PricesOpt = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
+    anonymize: AnonymizeOpt = False,
 ) -> None:
     """Write one session (or some of its steps) as a single self-contained HTML file, or as
     Markdown, e.g. to attach to a bug report."""
@@ -261,7 +277,7 @@ def export(
         wanted = _step_range(steps)
         _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
-        found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
+        found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern), anonymize)
         if around_error:
             wanted = _as_mistake(parts.around_error, found)
         text = _as_mistake(lambda s: standalone.export_page(s, theme, book, wanted, out.suffix.lower() == ".md"), found)
@@ -269,7 +285,7 @@ def export(
     if not redact:
         warn_unredacted(count_secrets(found.walk()))
     shown = f"steps {wanted.start}-{wanted.stop - 1} of {len(found.steps)}" if wanted else f"{len(found.steps)} steps"
-    say(f"{found.id}: {shown} -> {out}")
+    say(f"{found.id}: {shown} -> {out}", line=True)
 
 
 def _step_range(text: str | None) -> range | None:
@@ -288,6 +304,27 @@ def _as_mistake(work, session):
 
 
 @app.command()
+def redactions(
+    sources: SourcesArg = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="The review page to write (a local file, never part of a site).")]
+        = Path("replay-site-redactions.html"),
+    format_name: FormatOpt = "auto",
+    theme: ThemeOpt = "default",
+    redact_pattern: RedactPatternOpt = None,
+) -> None:
+    """List every string redaction would replace, in context and masked, for review before publishing."""
+    with user_errors():
+        _check_output_file(out, list(sources or []))
+        if any((folder / MANIFEST).exists() for folder in out.resolve().parents):
+            raise UsageMistake(f"{out} is inside a built site: the review page is never published; write it elsewhere")
+        sessions = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, redact=False)))
+        rows = review_hits(sessions, decisions.load(), _patterns(redact_pattern))
+        _write(out, standalone.review_page(rows, theme))
+    waiting = sum(1 for row in rows if not row.decision)
+    say(f"{len(rows)} hits, {waiting} not reviewed -> {out}", line=True)
+
+
+@app.command()
 def compare(
     session_a: Annotated[str, typer.Argument(help="Session A: a log path, or a session id (or unique id prefix) under --source.", show_default=False)],
     session_b: Annotated[str, typer.Argument(help="Session B: a log path, or a session id (or unique id prefix).", show_default=False)],
@@ -298,18 +335,19 @@ def compare(
     prices: PricesOpt = None,
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
+    anonymize: AnonymizeOpt = False,
 ) -> None:
     """Compare two sessions: figures side by side, where they diverge, the timelines aligned."""
     with user_errors():
         _check_output_file(out, [session_a, session_b, *(sources or [])])
         book = _prices(prices)
         patterns = _patterns(redact_pattern)
-        a, b = (_one_session(ref, False, sources, format_name, book, redact, patterns) for ref in (session_a, session_b))
+        a, b = (_one_session(ref, False, sources, format_name, book, redact, patterns, anonymize) for ref in (session_a, session_b))
         comparison, html = standalone.compare_page(a, b, theme, book)
         _write(out, html)
     if not redact:
         warn_unredacted(count_secrets([a, b]))
-    say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}")
+    say(f"{a.id} vs {b.id}: {terminal.divergence_line(comparison)} -> {out}", line=True)
 
 
 def _print_version(value: bool) -> None:

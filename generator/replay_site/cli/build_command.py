@@ -15,7 +15,8 @@ from replay_site.build import options, pipeline
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
-from replay_site.redact import ScannerUnavailable
+from replay_site.redact import ScannerUnavailable, decisions
+from replay_site.redact.decisions import DecisionsError
 from replay_site.store.publish import PublishError
 
 EXAMPLES_TITLE = "Example sessions — bundled with replay-site"
@@ -35,15 +36,15 @@ def echo(text: str, err: bool = False, colour: str = "", nl: bool = True) -> Non
     stream.flush()
 
 
-def say(text: str, err: bool = False, nl: bool = True) -> None:
+def say(text: str, err: bool = False, nl: bool = True, line: bool = False) -> None:
     """Print text that holds log content: control characters shown escaped, never obeyed
     (colour codes pass only to a terminal)."""
     stream = sys.stderr if err else sys.stdout
-    echo(ansi.for_terminal(text, color=stream.isatty()), err=err, nl=nl)
+    echo(ansi.for_terminal(text, color=stream.isatty(), line=line), err=err, nl=nl)
 
 
 def error(message: str) -> None:
-    echo(f"error: {ansi.for_terminal(message, color=False)}", err=True, colour=_RED)
+    echo(f"error: {ansi.for_terminal(message, color=False, line=True)}", err=True, colour=_RED)
 
 
 @contextmanager
@@ -52,7 +53,7 @@ def user_errors() -> Iterator[None]:
     error and exit status 1, not a traceback."""
     try:
         yield
-    except UsageMistake as exc:
+    except (UsageMistake, DecisionsError) as exc:
         error(str(exc))
         raise SystemExit(2) from None
     except PermissionError as exc:
@@ -120,13 +121,18 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
         build_options = pipeline.BuildOptions(format=chosen["format"], theme=chosen["theme"], title=title,
                                               prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),
                                               jobs=chosen["jobs"], redact=chosen["redact"],
-                                              redact_patterns=patterns(chosen["redact_pattern"]),
-                                              incremental=not chosen["full"], force=chosen["force"])
+                                              redact_patterns=patterns(chosen["redact_pattern"]), anonymize=chosen["anonymize"],
+                                              incremental=not chosen["full"], force=chosen["force"],
+                                              decisions=decisions.load(), strict=chosen["strict"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
-            result = pipeline.build(roots, out, build_options, progress)
+            try:
+                result = pipeline.build(roots, out, build_options, progress)
+            except pipeline.UnreviewedSecrets as exc:
+                error(str(exc))
+                raise SystemExit(1) from None
     if not chosen["redact"]:
         warn_unredacted(result.unredacted)
     if not quiet:
         for problem in result.problems:
-            say(f"warning: {problem}", err=True)
+            say(f"warning: {problem}", err=True, line=True)
     echo(f"Built {len(result.summaries)} sessions, {result.steps} steps, {len(result.problems)} warnings -> {out / 'index.html'}")

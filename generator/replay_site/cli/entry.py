@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -48,11 +49,23 @@ class _Request(NamedTuple):
     arguments: dict[str, Any]  # build_command.build's
 
 
+_STOPPED_BY: list[int] = []  # the signal that stopped this command, if one did
+
+
+def _stop(signum: int, _frame: Any) -> None:
+    """Ctrl-C and SIGTERM unwind the same way (the staging folder is removed on the way out)
+    and end with the shell's status for the signal, 128 + its number, whichever path ran."""
+    _STOPPED_BY.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     request = _build_request(sys.argv[1:])
     if request is not None and _answer_unchanged(request):
         return
     started_ns = time.time_ns()
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     try:
         if request is None:
             from replay_site.cli.app import app
@@ -64,7 +77,11 @@ def main() -> None:
             build(**request.arguments)
     except KeyboardInterrupt:  # as click ends a command on Ctrl-C
         print("\nAborted!", file=sys.stderr)
-        raise SystemExit(1) from None
+        raise SystemExit(128 + (_STOPPED_BY or [signal.SIGINT])[0]) from None
+    except SystemExit:
+        if _STOPPED_BY:  # click turned the interrupt into "Aborted!" and status 1
+            raise SystemExit(128 + _STOPPED_BY[0]) from None
+        raise
     if request is not None:  # build_command.build returns when it built, raises SystemExit when not
         _stamp(request.out, request.key, started_ns)
 
@@ -132,7 +149,7 @@ def _answer_unchanged(request: _Request) -> bool:
         replace_file(site_record_path(request.out), orjson.dumps({**record, "listing": listing}))
     if not request.quiet:
         for problem in record["problems"]:
-            print(f"warning: {for_terminal(problem, color=False)}", file=sys.stderr)
+            print(f"warning: {for_terminal(problem, color=False, line=True)}", file=sys.stderr)
     print(f"Nothing changed since the last build: {record['sessions']} sessions, {record['steps']} steps, "
           f"{len(record['problems'])} warnings -> {request.out / 'index.html'}")
     return True

@@ -89,10 +89,11 @@ class SessionSummary:
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
+    unreviewed: int = 0  # strings redaction found that the decisions file does not name (--strict; not published)
 
     def to_json(self) -> dict:
         document = orjson.loads(orjson.dumps(self))  # as asdict() would, at a tenth of its cost
-        del document["secrets_left"]
+        del document["secrets_left"], document["unreviewed"]
         return document
 
 
@@ -230,7 +231,7 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         outcome=outcome(session),
         by_model=by_model(session),
         child_steps=child_steps(session),
-        redactions=dict(session.redactions),
+        redactions=dict(session.redactions), unreviewed=session.unreviewed,
         files_changed=files_changed(touched),
         commands={"run": len(touched.commands), "failed": touched.failed_commands},
         pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],

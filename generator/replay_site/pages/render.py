@@ -31,6 +31,12 @@ from replay_site.store.states import cache_folder, code_digest
 OUTPUT_LIMIT = views_steps.FIELD_LIMIT
 # Inline images larger than this (base64 characters) are replaced by a note.
 IMAGE_LIMIT = 2_000_000
+# A site's pages admit only the site's own files: no inline script, nothing from a host.
+SITE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+# The same policy as a header, for hosts that read `_headers` (a <meta> policy cannot set
+# frame-ancestors, and a header also covers the JSON and search files).
+HEADERS = (f"/*\n  Content-Security-Policy: {SITE_CSP}; frame-ancestors 'none'\n"
+           "  X-Content-Type-Options: nosniff\n  Referrer-Policy: no-referrer\n")
 
 
 @dataclass
@@ -107,11 +113,13 @@ class Renderer:
         self.env.filters["highlight"] = highlight.code
         self.env.globals["cost_text"] = formatting.cost
         self.env.globals["step_link"] = _compare_step_link
-        self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT, inline=None)
+        self.env.globals.update(site_title=site_title, version=__version__, pricing=pricing, image_limit=IMAGE_LIMIT, inline=None,
+                                site_csp=SITE_CSP)
 
     def static_files(self) -> dict[str, bytes]:
-        """assets/ contents: the theme's static files (overrides first) plus pygments' CSS."""
-        files: dict[str, bytes] = {"assets/pygments.css": highlight.stylesheet().encode()}
+        """assets/ contents: the theme's static files (overrides first) plus pygments' CSS; and
+        `_headers`, which static hosts (Netlify, Cloudflare Pages) serve the pages with."""
+        files: dict[str, bytes] = {"assets/pygments.css": highlight.stylesheet().encode(), "_headers": HEADERS.encode()}
         for theme in reversed(self.search_path):
             static = theme / "static"
             for path in sorted(static.rglob("*")) if static.is_dir() else []:
@@ -161,6 +169,11 @@ class Renderer:
             link_b=link_b,
             inline=self.inline_assets() if root is None else None,
         )
+
+    def review_page(self, rows: list, summary: str, decisions_file: str) -> str:
+        """The redaction review (redact/review.py): a local file, CSS inline."""
+        return self.env.get_template("redactions.html").render(root="", rows=rows, summary=summary,
+                                                                decisions_file=decisions_file, inline=self.inline_assets())
 
     def standalone_session_page(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
         """One session as a single HTML file to attach to a bug report: CSS and JS inline,

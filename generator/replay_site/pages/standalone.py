@@ -6,8 +6,11 @@ from replay_site.figures.compare import Comparison, compare_sessions
 from replay_site.figures.parts import session_part
 from replay_site.figures.summary import summarize
 from replay_site.model import Session
+from replay_site.pages import formatting
 from replay_site.pages.render import Renderer
 from replay_site.readers import registry
+from replay_site.redact import decisions
+from replay_site.redact.review import ReviewHit
 
 
 def export_page(session: Session, theme: str = "default", book: PriceBook | None = None, steps: range | None = None,
@@ -24,6 +27,15 @@ def export_page(session: Session, theme: str = "default", book: PriceBook | None
     if markdown:
         return renderer.markdown_session(session, summary, part_of)
     return renderer.standalone_session_page(session, summary, part_of)
+
+
+def review_page(rows: list[ReviewHit], theme: str = "default") -> str:
+    """What redaction would replace, as one local HTML file (CSS inline) for review."""
+    sessions = len({row.session for row in rows})
+    open_rows = sum(1 for row in rows if not row.decision)
+    summary = (f"{formatting.counted(len(rows), 'hit')} in {formatting.counted(sessions, 'session')}, "
+               f"{open_rows:,} not reviewed yet")
+    return Renderer(theme, "replay-site redactions", "").review_page(rows, summary, decisions.FILE)
 
 
 def compare_page(a: Session, b: Session, theme: str = "default", book: PriceBook | None = None) -> tuple[Comparison, str]:

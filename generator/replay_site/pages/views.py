@@ -128,6 +128,7 @@ class Header:
     children_not_exported: int
     redactions: list[tuple[str, str]]
     priced: bool
+    description: str  # one line for link previews (Open Graph), from the figures above
     part: str | None = None  # an export of some steps: which, of how many
     pull_requests: list[LinkView] = field(default_factory=list)  # href "" when the URL is not a safe link
 
@@ -195,6 +196,8 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],
         priced=cost.priced_steps > 0,
         pull_requests=[_pull_request(pr) for pr in session.pull_requests],
+        description=f"{agent} session, {summary.steps:,} steps, {formatting.counted(summary.errors, 'error')}, "
+                    f"started {formatting.when(session.started_at, session.local_time)}",
     )
 
 

@@ -3,12 +3,19 @@
 Logs hold whatever passed through the agent's terminal: keys printed by `env`, `.env` files
 it read, tokens in URLs. Every string of a session — prose, thinking, argument keys and values
 (nested JSON and JSON held inside strings too), outputs, titles, paths, diffs, details,
-variables, facts — is checked as a terminal would show it (ANSI codes removed, so a key split
-by colour codes is still found) and each secret is replaced by `[REDACTED:kind]` wherever it
-appears in the raw string: verbatim, split by escape codes, JSON-, HTML- or URL-escaped.
+variables, facts — is checked in several views: as a terminal would show it (ANSI codes
+removed, so a key split by colour codes is still found), the payloads of the escape sequences
+it holds (an OSC 8 link's target), HTML-unescaped, URL-decoded, lines a terminal wrapped joined
+again, a word glued on by `__` cut off, file extensions cut off. Each secret is replaced by
+`[REDACTED:kind]` wherever it appears in the raw string: verbatim, split by escape codes or
+line breaks, JSON-, HTML- or URL-escaped (each character or only some).
+
+Names are redacted too: a session id holding a secret becomes `redacted-<hash>` (the same
+everywhere it links), a source path or problem holding one gets the marker.
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections import Counter
@@ -19,6 +26,7 @@ import orjson
 from replay_site import ansi
 from replay_site.model import Session
 from replay_site.model_text import StringWalk
+from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.detect import (
     Detector,
     Hit,
@@ -26,13 +34,23 @@ from replay_site.redact.detect import (
     scanner_version,
     start_scanner,
 )
+from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
 
 # Deeper argument trees are cut here with a visible marker, so no later stage (rendering,
 # JSON encoding) meets a depth it cannot handle.
 MAX_DEPTH = 100
-_ESCAPES = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?)*"
+# What may stand between two characters of a secret in a raw string: escape sequences, and a
+# line break where a terminal wrapped it.
+_BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n)*"
+# The two ends of a line break inside a long token (a wrapped line).
+_WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])([A-Za-z0-9_\-+/=.:]{6,})\r?\n([A-Za-z0-9_\-+/=.:]{6,})")
+# Long parts of paths and file names, without their extension: a token in a name is followed
+# by `/` or `.txt`, which the catalogue's rules do not expect.
+_NAME_RUN = re.compile(r"[A-Za-z0-9_\-+=.]{16,}")
+_FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)$")
+_EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
 
 
 def marker(kind: str) -> str:
@@ -75,6 +93,7 @@ class Redactor:
         self.detector = detector
         self.counts: Counter[str] = Counter()
         self.views = views or {}  # each string's views, when already made (`_texts`)
+        self.found: set[str] = set()  # every secret replaced
 
     def secrets(self, text: str) -> dict[str, str]:
         """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
@@ -88,15 +107,15 @@ class Redactor:
         found = self.secrets(text)
         if not found:
             return text
+        self.found.update(found)
         result = text
         for secret, kind in sorted(found.items(), key=lambda item: len(item[0]), reverse=True):
             replaced = 0
             for spelling in _spellings(secret):
                 replaced += result.count(spelling)
                 result = result.replace(spelling, marker(kind))
-            if "\x1b" in result:  # the secret split by colour codes
-                split = re.compile(_ESCAPES.join(map(re.escape, secret)))
-                result, more = split.subn(marker(kind), result)
+            if any(secret in view for view in _views(result)):  # split, or escaped a character at a time
+                result, more = _loose(secret).subn(marker(kind), result)
                 replaced += more
             self.counts[kind] += max(replaced, 1)
         if any(secret in ansi.plain(result) for secret in found):
@@ -112,13 +131,61 @@ class Redactor:
         return shown
 
 
+def _loose(secret: str) -> re.Pattern[str]:
+    """`secret` written any way a raw string may hold it: each character as itself or
+    %-encoded, with escape sequences or line breaks between characters."""
+    def char(c: str) -> str:
+        code = f"{ord(c):02X}"
+        return f"(?:{re.escape(c)}|%{code}|%{code.lower()})" if ord(c) < 0x80 else re.escape(c)
+    return re.compile(_BETWEEN.join(map(char, secret)))
+
+
 def _views(text: str) -> list[str]:
-    """What a secret is looked for in: the text as shown, the JSON it holds, URL-decoded."""
+    """What a secret is looked for in: the text as shown, the payloads of its escape
+    sequences, the JSON it holds, HTML-unescaped, URL-decoded, wrapped lines joined, words
+    glued on by `__` cut off, parts of paths and file names without their extension."""
     shown = ansi.plain(text)
     views = [shown, *_json_leaves(shown)]
+    if "\x1b" in text or "\x9d" in text:
+        views += ansi.payloads(text)
+    if "&" in shown and (unescaped := html.unescape(shown)) != shown:
+        views.append(unescaped)
     if "%" in shown:
         views.append(unquote(shown))
+    if "\n" in shown and (joined := [a + b for a, b in _WRAPPED.findall(shown)]):
+        views.append(" ".join(joined))
+    if "__" in shown:
+        views.append(re.sub("_{2,}", " ", shown))
+    if ("/" in shown or "." in shown) and (parts := _name_parts(shown)):
+        views.append(" ".join(parts))
     return views
+
+
+def _name_parts(shown: str) -> list[str]:
+    """The long runs of `shown` that stand next to a path separator or end in a file
+    extension, the extension cut off."""
+    parts = []
+    for run in _NAME_RUN.finditer(shown):
+        start, end = run.span()
+        beside_separator = shown[start - 1:start] in ("/", "\\") or shown[end:end + 1] in ("/", "\\")
+        if beside_separator or _FILE_EXTENSION.search(run.group(0)):
+            parts.append(_EXTENSION.sub("", run.group(0)))
+    return parts
+
+
+def _argument_pairs(session: Session, views: dict[str, list[str]]) -> None:
+    """A value in an argument tree is found by its key as well (`{"env": {"DD_API_KEY": "…"}}`):
+    each string value whose key names a secret gets a `"key": "value"` view."""
+    for step in session.steps:
+        stack = [call.arguments for call in step.tool_calls if isinstance(call.arguments, (dict, list))]
+        while stack:
+            node = stack.pop()
+            for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+                if isinstance(value, (dict, list)):
+                    stack.append(value)
+                elif isinstance(key, str) and isinstance(value, str) and value in views \
+                        and SECRET_KEY.fullmatch(key) and SECRET_NAME.search(key):
+                    views[value].append(f"{orjson.dumps(key).decode()}: {orjson.dumps(value).decode()}")
 
 
 def _session_views(session: Session) -> dict[str, list[str]]:
@@ -132,25 +199,54 @@ def _session_views(session: Session) -> dict[str, list[str]]:
         return text
 
     StringWalk(look, depth_cut=MAX_DEPTH).session(session)
+    _argument_pairs(session, views)
     return views
 
 
-def redact_session(session: Session, patterns: tuple[str, ...] = ()) -> int:
+def _hashed_id(ident: str) -> str:
+    return "redacted-" + hashlib.sha256(ident.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _redact_names(session: Session, detector: Detector) -> Counter[str]:
+    """Ids holding a secret become a hash of themselves (so links between a parent and its
+    children still meet); source paths and problems get the marker."""
+    redactor = Redactor(detector)
+
+    def ident(value: str | None) -> str | None:
+        return _hashed_id(value) if value and redactor.secrets(value) else value
+
+    session.id, session.parent_id = ident(session.id), ident(session.parent_id)
+    session.source = redactor.text(session.source)
+    for step in session.steps:
+        step.child_session_ids = [ident(child) for child in step.child_session_ids]
+        for call in step.tool_calls:
+            call.child_session_id = ident(call.child_session_id)
+    for problem in session.problems:
+        problem.message, problem.path = redactor.text(problem.message), redactor.text(problem.path)
+    return redactor.counts
+
+
+def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: Decisions = NONE) -> int:
     """Redact `session` and its descendants in place, recording counts per kind in each
-    session's `redactions`; returns the total replaced."""
-    detector = Detector(patterns)
+    session's `redactions` (and in `unreviewed` the strings `decisions` does not name);
+    returns the total replaced."""
+    detector = Detector(patterns, decisions)
     total = 0
     for each in session.walk():
+        names = _redact_names(each, detector)
         views = _session_views(each)
         narrow, suspects = detector.narrowed(views)
         # Each distinct string is redacted once; every place holding it counts its secrets.
         redacted: dict[str, tuple[str, Counter[str]]] = {}
+        found: set[str] = set()
         for text in suspects:
             redactor = Redactor(narrow, views)
             result = redactor.text(text)
+            found |= redactor.found
             if redactor.counts or result != text:
                 redacted[text] = (result, redactor.counts)
-        counts: Counter[str] = Counter()
+        each.unreviewed = sum(1 for secret in found if not decisions.reviewed(digest(secret)))
+        counts: Counter[str] = Counter(names)
         if redacted:
             def replace(text: str) -> str:
                 found = redacted.get(text)

@@ -11,56 +11,25 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-# (kind, pattern); the named group `secret` is what is replaced, else the whole match.
-CONTEXT_RULES: list[tuple[str, re.Pattern[str]]] = [
-    # Also matches a key whose newlines are written `\n` inside a JSON string.
-    ("private-key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-                               r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
-    ("url-password", re.compile(r"(?<=://)[^/\s:@\"'<>]*:(?P<secret>[^/\s@\"'<>]{3,})(?=@[\w.\[-])")),
-    ("authorization", re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?"
-                                 r"(?:(?:bearer|basic|token|digest|apikey)\s+)?(?P<secret>[^\s\"',;]{8,})")),
-    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/~]{20,})")),
-    ("env-secret", re.compile(r"\b[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY)"
-                              r"[A-Z0-9_]*[\"']?\s*[=:]\s*[\"']?(?P<secret>[^\s\"'`,;]{4,})")),
-    ("json-secret", re.compile(r"(?i)[\"'](?:password|passwd|secret|client_secret|token|access_token|refresh_token|"
-                               r"api_key|apikey|private_key)[\"']\s*:\s*[\"'](?P<secret>[^\"'\s]{4,})[\"']")),
-    ("query-secret", re.compile(r"(?i)[?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|"
-                                r"secret|client_secret|password|passwd|pwd|auth|sig|signature|x-amz-signature|"
-                                r"x-amz-security-token|x-goog-signature)=(?P<secret>[^&\s#\"'<>]{6,})")),
-    ("password-flag", re.compile(r"(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?P<secret>[^\s-]\S{2,})"
-                                 r"|--password[= ](?P<flag>[^\s-]\S{2,})|\bsshpass\s+-p\s*(?P<sshpass>\S{3,}))")),
-    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z2-7]{16}\b")),
-]
-_SECRET_GROUPS = ("secret", "flag", "sshpass")
+from replay_site.redact.decisions import NONE, Decisions, digest
+from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
 
-# What each rule cannot match without: a text holding none of these words skips the rule's
-# regex (most texts hold none, and the regexes cost more than everything else redaction does).
-# Lower-case words are looked for in the lower-cased text, as their rules ignore case.
-_NEEDS: dict[str, tuple[str, ...]] = {
-    "private-key": ("PRIVATE KEY",),
-    "url-password": ("://",),
-    "authorization": ("authorization",),
-    "bearer-token": ("bearer",),
-    "env-secret": ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY"),
-    "json-secret": ("password", "passwd", "secret", "token", "api_key", "apikey", "private_key"),
-    "query-secret": ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "auth=", "sig=", "signature="),
-    "password-flag": ("mysql", "mariadb", "--password", "sshpass"),
-    "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
-}
-_CASELESS = {"authorization", "bearer-token", "json-secret", "query-secret"}
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
+_RUN_BEFORE = re.compile(r"[\w.-]*\Z")  # the part of a name before a word in it
+# A string the decisions file may name to redact: a word as a shell or a config splits them.
+_WORD = re.compile(r"[^\s\"'`<>,;()\[\]{}=]{4,}")
 
 # Documentation and template values, not credentials.
 _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|redacted|^<.*>$|\$\{|\$\(|\{\{|\*\*\*|x{6,}"
-                          r"|^\$[A-Z_]+$|^%[A-Z_]+%$")
-# Rules that take whatever follows a name: in code the "value" is often an expression
-# (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
-_VALUE_RULES = {"env-secret", "json-secret", "authorization", "password-flag"}
+                          r"|^\$[A-Z_]+$|^%[A-Z_]+%$|^(?:password|secret|token|pass|passwd)$")
 _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*(?:\(\)?)?")
+_LOWER_PATH = re.compile(r"[~.]?/?[a-z0-9_.-]+(?:/[a-z0-9_.-]+)+/?")
+_VERSION = re.compile(r"[~^<>=v]*\d+(?:\.\d+)+(?:[-+.][\w.]+)?")
 _CATALOGUE_PREFIXES = ("betterleaks.", "kingfisher.", "veles.secrets/", "custom.")
 
 
@@ -76,9 +45,11 @@ def is_placeholder(value: str) -> bool:
 
 
 def looks_like_a_value(value: str) -> bool:
-    """A credential, not code: no identifier or dotted reference without digits, no call, and
-    at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
-    if "(" in value or (_REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value)):
+    """A credential, not code: no identifier or dotted reference without digits, no call, no
+    lower-case path (`/run/secrets/api_key`) or version (`"@aws-sdk/credential-providers": "^3.9.0"`),
+    and at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
+    if "(" in value or (_REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value)) \
+            or _LOWER_PATH.fullmatch(value) or _VERSION.fullmatch(value):
         return False
     classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
                any(not c.isalnum() and c not in "-_." for c in value))
@@ -162,19 +133,41 @@ def _catalogue_hits(text: str) -> list[Hit]:
 
 def _may_match(kind: str, text: str) -> bool:
     """Whether `text` (lower-cased for the rules that ignore case) holds a word the rule needs."""
-    return any(word in text for word in _NEEDS.get(kind, ("",)))
+    return any(word in text for word in NEEDS.get(kind, ("",)))
+
+
+def _matches(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    return _named_matches(pattern, text) if kind in NAMED_RULES else pattern.finditer(text)
+
+
+def _named_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """A named rule's matches: tried only at the start of the names that hold a secret's word
+    (most `name: value` pairs in code and JSON do not, and trying each costs). The words are
+    found with str.find, which costs a fraction of a regex search."""
+    lower = text.lower()
+    starts = set()
+    for root in NAME_ROOTS:
+        position = lower.find(root)
+        while position >= 0:
+            run = _RUN_BEFORE.search(text, max(0, position - 64), position)
+            starts.add(run.start() if run else position)
+            position = lower.find(root, position + len(root))
+    for start in sorted(starts):
+        match = pattern.match(text, start)
+        if match and SECRET_NAME.search(match["name"]):
+            yield match
 
 
 def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]:
     hits = []
     lower = None
     for kind, pattern in rules:
-        if kind in _CASELESS:
+        if kind in CASELESS:
             lower = text.lower() if lower is None else lower
-        if not _may_match(kind, lower if kind in _CASELESS else text):
+        if not _may_match(kind, lower if kind in CASELESS else text):
             continue
-        for match in pattern.finditer(text):
-            group = next((name for name in _SECRET_GROUPS if name in pattern.groupindex and match.group(name)), None)
+        for match in _matches(kind, pattern, text):
+            group = next((name for name in SECRET_GROUPS if name in pattern.groupindex and match.group(name)), None)
             if group is None and pattern.groups == 1 and match.group(1):
                 group = 1
             start, end = match.span(group) if group is not None else match.span()
@@ -182,13 +175,26 @@ def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]
     return hits
 
 
+def _decided(text: str, hashes: frozenset[str]) -> list[Hit]:
+    """The words of `text` (with or without a sentence's final punctuation) whose hash the
+    decisions file says to redact."""
+    hits = []
+    for match in _WORD.finditer(text):
+        for word in (match.group(0), match.group(0).rstrip(".:!?")):
+            if digest(word) in hashes:
+                hits.append(Hit(match.start(), match.start() + len(word), "decided"))
+                break
+    return hits
+
+
 class Detector:
     """Finds secrets in a text; `patterns` are user regexes (`--redact-pattern`), kind "custom"."""
 
-    def __init__(self, patterns: tuple[str, ...] = ()) -> None:
+    def __init__(self, patterns: tuple[str, ...] = (), decisions: Decisions = NONE) -> None:
         self.user_rules = [("custom", re.compile(pattern)) for pattern in patterns]
         self.rules = CONTEXT_RULES
         self.catalogue = True
+        self.decisions = decisions
 
     def narrowed(self, views: dict[str, list[str]]) -> tuple[Detector, list[str]]:
         """For a session's texts (each with the views `find` looks in), a detector that skips
@@ -207,19 +213,19 @@ class Detector:
                 starts.append(offset)
                 offset += len(view) + len(_GAP)
         joined = _GAP.join(chunks)
-        narrow = Detector()
+        narrow = Detector(decisions=self.decisions)
         narrow.user_rules = self.user_rules
         lower = joined.lower()
-        narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in _CASELESS else joined)]
+        narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in CASELESS else joined)]
         catalogue = _catalogue_hits(joined)
         narrow.catalogue = bool(catalogue)
-        if self.user_rules:  # a user's regex may anchor to a text's start or end, lost when joined
+        if self.user_rules or self.decisions.redact:  # a user's regex may anchor to a text's start or end, lost when joined
             return narrow, list(views)
         # A match inside one view is a match in the joined text too: the joined scan finds it,
         # or an earlier match covering its start (a match across views only adds suspects).
         spans = [(hit.start, hit.end) for hit in catalogue]
-        for _kind, pattern in narrow.rules:
-            spans.extend(match.span() for match in pattern.finditer(joined))
+        for kind, pattern in narrow.rules:
+            spans.extend(match.span() for match in _matches(kind, pattern, joined))
         suspects: dict[str, None] = {}
         for start, end in spans:
             for index in range(max(bisect_right(starts, start) - 1, 0), bisect_right(starts, max(end - 1, start))):
@@ -230,14 +236,19 @@ class Detector:
         return narrow, list(suspects)
 
     def find(self, text: str) -> list[Hit]:
-        """Non-overlapping hits, in order; placeholders left out (user rules are trusted as given)."""
+        """Non-overlapping hits, in order; placeholders and strings the decisions file allows left
+        out (user rules are trusted as given), strings it says to redact added."""
         if len(text) < 8:
             return []
         found = (_catalogue_hits(text) if self.catalogue else []) + _rule_hits(text, self.rules)
         candidates = [hit for hit in found
                       if not is_placeholder(text[hit.start:hit.end])
-                      and (hit.kind not in _VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
+                      and (hit.kind not in VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
         candidates += _rule_hits(text, self.user_rules)
+        if self.decisions.allow:
+            candidates = [hit for hit in candidates if digest(text[hit.start:hit.end]) not in self.decisions.allow]
+        if self.decisions.redact:
+            candidates += _decided(text, self.decisions.redact)
         candidates.sort(key=lambda hit: (hit.start, -(hit.end - hit.start)))
         merged: list[Hit] = []
         for hit in candidates:

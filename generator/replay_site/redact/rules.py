@@ -1,0 +1,103 @@
+"""Our rules, for what the catalogue (kingfisher) misses: secrets known by where they stand
+(a password in a URL, `password = …` in any config syntax, an `Authorization:` value), and a
+few provider formats the catalogue lacks or finds only next to the provider's name (each
+written from the provider's documented format; worth contributing upstream).
+"""
+from __future__ import annotations
+
+import re
+
+# What a value after a name may hold: not quotes, separators or brackets (an expression's).
+_VALUE = r"[^\s\"'`,;()\[\]{}<>]"
+# Words in a name whose value is a credential, in any case and spelling (`DB_PASSWORD`,
+# `dbPassword`, `aws_secret_access_key`, `api-key`, `ALGOLIA_ADMIN_KEY`, `AZURE_DEVOPS_EXT_PAT`).
+SECRET_NAME = re.compile(r"(?i)password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
+                         r"|credential|[_-]key|(?-i:[a-z]Key)|[_-]pat(?![a-z])")
+# Rules whose named group `name` must hold one of those words (checked after the match: a
+# regex asking for them inside a name backtracks without end on long words).
+NAMED_RULES = {"assignment-secret"}
+# What every word SECRET_NAME finds begins with, lower-cased (`passwd`, `api_key`, `_pat`…).
+NAME_ROOTS = ("pass", "secret", "token", "key", "credential", "pat")
+
+# An argument key naming a secret (its value is looked at with the key before it).
+SECRET_KEY = re.compile(r"[A-Za-z][\w.-]{0,63}")
+
+# (kind, pattern); the named group `secret` (or `flag`, `sshpass`) is what is replaced, else the whole match.
+CONTEXT_RULES: list[tuple[str, re.Pattern[str]]] = [
+    # Also matches a key whose newlines are written `\n` inside a JSON string.
+    ("private-key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+                               r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
+    ("url-password", re.compile(r"(?<=://)[^/\s:@\"'<>]*:(?P<secret>[^/\s@\"'<>]{3,})(?=@[\w.\[-])")),
+    ("authorization", re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?"
+                                 r"(?:(?:bearer|basic|token|digest|apikey)\s+)?(?P<secret>[^\s\"',;]{8,})")),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/~]{20,})")),
+    # `NAME=value`, `name: value`, `"name": "value"`, `name = 'value'`: env files, ini, YAML,
+    # TOML, JSON, Python, shell. The name must end at the separator (`token_type = …` is not a token).
+    ("assignment-secret", re.compile(rf"(?<![\w.-])(?P<name>[\w.-]{{1,64}})[\"']?\s*(?:=|:|:=)\s*[\"']?(?P<secret>{_VALUE}{{4,}})")),
+    # netrc and ~/.pgpass-like files: `password VALUE` (the literal first: the regex engine then skips ahead).
+    ("netrc-password", re.compile(rf"password(?<![\w.-]password)[ \t]+(?P<secret>{_VALUE}{{6,}})")),
+    ("connection-string-key", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)="
+                                         r"(?P<secret>[A-Za-z0-9+/=%]{20,})")),
+    ("query-secret", re.compile(r"(?i)[?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|"
+                                r"secret|client_secret|password|passwd|pwd|auth|sig|signature|x-amz-signature|"
+                                r"x-amz-security-token|x-goog-signature)=(?P<secret>[^&\s#\"'<>]{6,})")),
+    ("password-flag", re.compile(r"(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?P<secret>[^\s-]\S{2,})"
+                                 r"|--password[= ](?P<flag>[^\s-]\S{2,})|\bsshpass\s+-p\s*(?P<sshpass>\S{3,}))")),
+    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z2-7]{16}\b")),
+]
+
+# Provider formats, from each provider's documentation: (kind, prefix the text must hold, pattern).
+_TOKEN_END = r"(?![A-Za-z0-9])"
+PROVIDER_RULES: list[tuple[str, str, str]] = [
+    ("bitbucket-app-password", "ATBB", r"ATBB[A-Za-z0-9_=.-]{28,}"),
+    ("jfrog-api-key", "AKCp", r"AKCp[A-Za-z0-9]{60,}"),
+    ("google-oauth-client-secret", "GOCSPX-", r"GOCSPX-[A-Za-z0-9_-]{24,}"),
+    ("alibaba-access-key-id", "LTAI", r"LTAI[A-Za-z0-9]{12,24}"),
+    ("vault-token", "hv", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    ("doppler-token", "dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9._-]{40,}"),
+    ("tailscale-key", "tskey-", r"tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
+    ("planetscale-token", "pscale_", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}"),
+    ("1password-service-account", "ops_eyJ", r"ops_eyJ[A-Za-z0-9_+/=-]{50,}"),
+    ("newrelic-key", "NR", r"NR(?:AK|AA|II|JS|RA)-[A-Za-z0-9_-]{20,}"),
+    ("sentry-org-token", "sntrys_", r"sntrys_eyJ[A-Za-z0-9_=+/-]{30,}"),
+    ("pinecone-api-key", "pcsk_", r"pcsk_[A-Za-z0-9]{4,}_[A-Za-z0-9]{40,}"),
+    ("stripe-webhook-secret", "whsec_", r"whsec_[A-Za-z0-9+/=]{32,}"),
+    ("discord-bot-token", ".", r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
+    ("discord-webhook", "/webhooks/", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}"),
+    ("mailgun-api-key", "key-", r"(?<![\w-])key-[0-9a-f]{32}"),
+    ("mailchimp-api-key", "-us", r"[0-9a-f]{32}-us\d{1,2}"),
+    ("notion-secret", "secret_", r"secret_[A-Za-z0-9]{43}"),
+    ("contentful-token", "CFPAT-", r"CFPAT-[A-Za-z0-9_-]{43}"),
+    ("dropbox-token", "sl.", r"sl\.[A-Za-z0-9._-]{100,}"),
+    ("typeform-token", "tfp_", r"tfp_[A-Za-z0-9_-]{40,}"),
+    ("mapbox-secret-token", "sk.eyJ", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+    ("adafruit-io-key", "aio_", r"aio_[A-Za-z0-9]{28}"),
+    ("fly-token", "FlyV1 ", r"FlyV1 fm\d_[A-Za-z0-9_+/=,-]{40,}"),
+]
+CONTEXT_RULES += [(kind, re.compile(rf"(?<![A-Za-z0-9]){pattern}{_TOKEN_END}")) for kind, _prefix, pattern in PROVIDER_RULES]
+# core.telegram.org/bots/api: `<bot id>:<35 characters>`, also inside `/bot<token>/` URL paths.
+CONTEXT_RULES.append(("telegram-bot-token", re.compile(rf"(?:(?<=bot)|(?<![A-Za-z0-9:]))\d{{8,10}}:AA[A-Za-z0-9_-]{{33}}{_TOKEN_END}")))
+SECRET_GROUPS = ("secret", "flag", "sshpass")
+
+# What each rule cannot match without: a text holding none of these words skips the rule's
+# regex (most texts hold none, and the regexes cost more than everything else redaction does).
+# Lower-case words are looked for in the lower-cased text, as their rules ignore case.
+NEEDS: dict[str, tuple[str, ...]] = {
+    "private-key": ("PRIVATE KEY",),
+    "url-password": ("://",),
+    "authorization": ("authorization",),
+    "bearer-token": ("bearer",),
+    "assignment-secret": NAME_ROOTS,
+    "netrc-password": ("password",),
+    "connection-string-key": ("accountkey", "sharedaccess"),
+    "query-secret": ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "auth=", "sig=", "signature="),
+    "password-flag": ("mysql", "mariadb", "--password", "sshpass"),
+    "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
+    **{kind: (prefix,) for kind, prefix, _pattern in PROVIDER_RULES},
+    "telegram-bot-token": (":AA",),
+    "newrelic-key": ("NRAK-", "NRAA-", "NRII-", "NRJS-", "NRRA-"),
+}
+CASELESS = {"authorization", "bearer-token", "assignment-secret", "connection-string-key", "query-secret"}
+# Rules that take whatever follows a name: in code the "value" is often an expression
+# (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
+VALUE_RULES = {"assignment-secret", "netrc-password", "authorization", "password-flag"}
