@@ -36,11 +36,10 @@ import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from replay_site.costs.table import resolve
+from replay_site.costs.table import resolve, table_version
 from replay_site.model import Cost, Session, Step, Usage
 
 __all__ = [
@@ -159,7 +158,7 @@ def pricing_source(book: PriceBook | None = None) -> str:
 
     Only the overrides file's name is given: built pages never carry absolute paths.
     """
-    source = f"genai-prices {version('genai-prices')}"
+    source = f"genai-prices {table_version()}"
     if book is not None and book.path is not None:
         source += f" + overrides {book.path.name}"
     return source

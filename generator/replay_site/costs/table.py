@@ -86,8 +86,14 @@ _MEMO_SIZE = 1024
 
 
 @lru_cache(maxsize=1)
+def table_version() -> str:
+    """genai-prices' version (importlib.metadata searches every path entry for it, ~4 ms a call)."""
+    return version("genai-prices")
+
+
+@lru_cache(maxsize=1)
 def _memo_path() -> Path:
-    key = hashlib.blake2b(version("genai-prices").encode() + Path(__file__).read_bytes(), digest_size=10).hexdigest()
+    key = hashlib.blake2b(table_version().encode() + Path(__file__).read_bytes(), digest_size=10).hexdigest()
     return cache_folder() / f"prices-{key}.pickle"
 
 
