@@ -73,20 +73,3 @@ def test_a_large_bucket_is_split_by_three_characters(tmp_path, monkeypatch):
     assert index["buckets"] == ["cac", "cap", "car", "co"]  # "co" stayed small: not split
     cac = json.loads(files["assets/search/terms/cac.js"].decode().split("]=", 1)[1].removesuffix(";\n"))
     assert cac == {"cache": "0", "cached": "0", "cachet": "0"}
-
-
-def test_a_long_text_is_folded_and_split_into_words_a_piece_at_a_time_with_the_same_result(monkeypatch):
-    """Texts past search._PIECE characters are folded and split into words piece by piece (a
-    50 MB message at once cost 16 times its size); the pieces are cut before whitespace, so
-    the shard and the word list are those of the whole text. Shown with pieces of 7
-    characters over runs of mixed whitespace (no-break and ideographic spaces, tabs,
-    newlines), a word longer than a piece, underscores, and capital sigmas, whose lower case
-    depends on what follows them within the word."""
-    text = ("  ΟΔΥΣΣΕΥΣ\u00a0\u00a0went\t\thome_again \n\n ΣΟΦΟΣ, a_b  averyveryverylongwordindeed \u3000end ΑΣ ")
-    step = Step("assistant", number=1, text=text, thinking=" second\u2003part ")
-    whole = shard_files([step], "s")
-    monkeypatch.setattr(search, "_PIECE", 7)
-    assert len(list(search._pieces(text))) > 5  # cut indeed
-    assert shard_files([step], "s") == whole
-    assert shard_steps(whole, "s")[0][3] == " ".join(f"{text} {step.thinking}".split())
-    assert "οδυσσευς" in whole[search.terms_name("s")].decode().split("\n")  # final sigma: ς

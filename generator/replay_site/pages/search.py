@@ -40,10 +40,6 @@ SPLIT_BYTES = 200_000  # a term-map bucket larger than this is split by three ch
 TITLE = 100  # characters of a session's title in the site index (what a hit shows)
 
 _WORD = re.compile(r"[^\W_]+")
-# A longer text is folded and cut into words a piece at a time: at once, a 50 MB message
-# became lists of millions of word objects (~60 bytes each), 16 times the message in memory.
-_PIECE = 1 << 20
-_SPACE = re.compile(r"\s")
 
 
 def shard_name(slug: str) -> str:
@@ -84,18 +80,7 @@ def step_text(step: Step) -> str:
         parts += [detail.label, _head_and_tail(detail.text)]
     parts.extend(step.memory_notes)
     # str.split() folds exactly what re's \s+ matches (Py_UNICODE_ISSPACE), 4x faster
-    folded = (" ".join(piece.split()) for piece in _pieces(" ".join(p for p in parts if p)))
-    return " ".join([piece for piece in folded if piece])
-
-
-def _pieces(text: str) -> Iterable[str]:
-    """`text` cut before whitespace into pieces of about _PIECE characters: no word (nor the
-    context lower() looks at around a Greek sigma) spans two pieces."""
-    start = 0
-    while len(text) - start > _PIECE and (cut := _SPACE.search(text, start + _PIECE)) is not None:
-        yield text[start:cut.start()]
-        start = cut.start()
-    yield text[start:] if start else text
+    return " ".join(" ".join(p for p in parts if p).split())
 
 
 def _assign(global_name: str, key: str, value: object) -> bytes:
@@ -127,8 +112,7 @@ class SessionShard:
             if not text:
                 continue
             entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, text])
-            for piece in _pieces(text):
-                self.words.update(_WORD.findall(piece.lower()))
+            self.words.update(_WORD.findall(text.lower()))
         if entries:
             # a slice is a copy of exactly its size (orjson's own buffer can be several times larger)
             self.parts.append(orjson.dumps(entries)[1:-1])
