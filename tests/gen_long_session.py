@@ -144,6 +144,17 @@ def write_huge_line_session(path: Path, message_mb: int = 0, output_mb: int = 0)
     return path
 
 
+def build_long_site(folder: Path, steps: int) -> tuple[Path, Path]:
+    """A site of one generated session of `steps` steps under `folder`: (site root, its first page)."""
+    from replay_site.build import pipeline
+
+    write_long_claude_session(folder / "logs" / "long" / "long.jsonl", steps=steps)
+    pipeline.build([folder / "logs" / "long"], folder / "site", pipeline.BuildOptions())
+    entry = json.loads((folder / "site" / "sessions.json").read_text())["sessions"][0]
+    assert entry["steps"] == steps
+    return folder / "site", folder / "site" / entry["page"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)

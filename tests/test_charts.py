@@ -39,11 +39,13 @@ def test_a_long_session_is_drawn_in_at_most_300_bars_and_keeps_every_error():
     assert len(chart.bars) == len(chart.rows) == 200
     failing = {step.number for step in session.steps if step.error_count}
     assert failing == {97 * k for k in range(1, 11)} | {500}
-    marked = {row.label for row, bar in zip(chart.rows, chart.bars) if bar.css == "error"}
+    # the bars keep one neutral colour; the errors are marked in their own row under the axis:
+    # one mark per group with an error, at its bar's x, never too thin to see
+    assert {bar.css for bar in chart.bars} == {""}
+    marked = {mark.label.partition(":")[0] for mark in chart.error_marks}
     assert marked == {f"steps {n - (n - 1) % 5}–{n - (n - 1) % 5 + 4}" for n in failing}
-    # one mark under the axis per group with an error, at its bar's x, never too thin to see
     assert len(chart.error_marks) == len(failing)
-    bar_x = {bar.x for bar in chart.bars if bar.css == "error"}
+    bar_x = {bar.x for row, bar in zip(chart.rows, chart.bars) if row.label in marked}
     assert {mark.x for mark in chart.error_marks} == bar_x
     assert all(mark.width >= charts.MIN_BAR and mark.height > 0 for mark in chart.error_marks)
     # step 500's error is no failed call: its group is marked all the same
@@ -92,7 +94,8 @@ def test_a_short_session_has_one_bar_per_step():
     chart = charts.cost_bars(session)
     assert [row.label for row in chart.rows] == [f"step {n}" for n in range(1, 13)]
     assert [row.href for row in chart.rows] == [f"#step-{n}" for n in range(1, 13)]
-    assert [bar.css for bar in chart.bars] == ["error" if n in (5, 10) else "" for n in range(1, 13)]
+    assert [bar.css for bar in chart.bars] == [""] * 12
+    assert [mark.x for mark in chart.error_marks] == [chart.bars[4].x, chart.bars[9].x]
     # a failed step that cost nothing has no bar to colour: the mark under the axis shows it
     session.steps[4].cost = Cost(0.0, "log")
     chart = charts.cost_bars(session)
@@ -154,7 +157,8 @@ def test_index_day_charts_follow_dates_and_hold_no_links(data_site):
     for figure in figures:
         assert figure.select("svg a") == []
         dates = [row.th.get_text() for row in figure.select("details.chart-data tbody tr")]
-        assert dates == sorted(dates) and len(dates) == 18  # the test sessions start on 18 days
+        # the test sessions start on 19 days (2026-09-01: claude/-home-dev-v21 and codex/agents-2026)
+        assert dates == sorted(dates) and len(dates) == 19
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
         # 2023-09-14 .. 2026-12-01 is 1,175 days: a label every 365 days from the first
         assert labels == ["2023-09-14", "2024-09-13", "2025-09-13", "2026-09-13"]

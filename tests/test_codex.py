@@ -283,5 +283,7 @@ def test_fork_shows_own_steps(tmp_path):
     (source,) = find_sources(tmp_path, [READER], [])
     (parent,) = READER.read(source)
     (fork,) = parent.children
-    assert (fork.relation, fork.parent_id, [s.text for s in fork.steps]) == ("fork", "P", ["second"])
+    # The copied history (the parent's meta, prompt and answer: 3 lines) is one folded note, then the fork's own step.
+    assert (fork.relation, fork.parent_id, [s.text for s in fork.steps[1:]]) == ("fork", "P", ["second"])
+    assert (fork.steps[0].title, fork.steps[0].collapsed) == ("Copied from thread P", True)
     assert isinstance(source, SessionSource) and len(parent.steps) == 2

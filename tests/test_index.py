@@ -115,10 +115,12 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 33 test sessions: 1 failed (simplified-demo), 3 interrupted (Glue ex1 and the two Claude
-    # sessions in EXAMPLE_OUTCOMES), 29 completed
-    assert counted == {"completed": 29, "failed": 1, "interrupted": 3}
-    assert chips == {"#status=all": 33, "#status=completed": 29, "#status=failed": 1, "#status=interrupted": 3}
+    # 41 test sessions: 1 failed (simplified-demo), 3 interrupted (Glue ex1 and the two Claude
+    # sessions in EXAMPLE_OUTCOMES), 37 completed (claude/-home-dev-recover among them: its
+    # failed pytest is followed by the agent's last word; claude/-home-dev-v21: the session and
+    # its 4 agents; codex/agents-2026: the parent and its forked child)
+    assert counted == {"completed": 37, "failed": 1, "interrupted": 3}
+    assert chips == {"#status=all": 41, "#status=completed": 37, "#status=failed": 1, "#status=interrupted": 3}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 
@@ -126,13 +128,15 @@ def test_status_chips_count_the_rows(example_site):
 def test_failed_calls_and_other_errors_are_separate_columns(example_site):
     index = soup(example_site / "index.html")
     headings = [th.get_text(strip=True) for th in index.select("table.session-table thead th")]
-    assert headings[:3] == ["Started", "Title", "Outcome"]
-    assert {"Failed calls", "Other errors", "Tool calls", "Steps", "Cost"} <= set(headings)
+    # what an audit asks first leads: title, outcome, cost, errors
+    assert headings[:4] == ["Title", "Outcome", "Cost", "Errors"]
+    assert {"Started", "Failed calls", "Other errors", "Tool calls", "Steps"} <= set(headings)
     rows = rows_by_id(index)
     for entry in entries(example_site):
         row = rows[entry["page"]]
         assert int(row.select_one("td.failed-calls").get_text()) == entry["failed_tool_calls"]
         assert int(row.select_one("td.other-errors").get_text()) == entry["errors"] - entry["failed_tool_calls"]
+        assert int(row.select_one("td.errors").get_text()) == entry["errors"]
     cards = {div.select_one(".label").get_text(strip=True): div.select_one(".figure").get_text(strip=True)
              for div in index.select("section.totals > div")}
     data = entries(example_site)

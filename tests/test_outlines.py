@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from replay_site.readers.claude.dag import abandoned_lines, outlines
-from replay_site.readers.claude.reader import _split_sidechains
+from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.jsonl import iter_objects, objects_again
 
 DATA = Path(__file__).parent / "data" / "claude"
@@ -17,8 +17,8 @@ def check_outlines_tell_the_same_shape(path: Path) -> None:
     light = outlines(rows)
     assert [number for number, _ in light] == [number for number, _ in rows]
     assert abandoned_lines(light) == abandoned_lines(rows), path
-    main, inline = _split_sidechains(rows)
-    light_main, light_inline = _split_sidechains(light)
+    main, inline = split_sidechains(rows)
+    light_main, light_inline = split_sidechains(light)
     assert [n for n, _ in light_main] == [n for n, _ in main], path
     assert {key: [n for n, _ in group] for key, group in light_inline.items()} == \
         {key: [n for n, _ in group] for key, group in inline.items()}, path

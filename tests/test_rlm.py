@@ -334,3 +334,27 @@ def test_an_action_without_any_result_is_marked_no_result(data: Path, tmp_path: 
     first = session.steps[0].tool_calls[0]
     assert first.missing_result and first.output is None and not first.is_error
     assert not any(call.missing_result for step in session.steps[1:] for call in step.tool_calls)
+
+
+def test_file_actions_and_test_commands_reach_the_ledger(tmp_path: Path) -> None:
+    # The DSPy environment's actions (rlm_code/rlm/environments.py): write_file writes `content`
+    # whole, patch_file replaces `search` by `replace`, run_tests runs `command`.
+    from replay_site.figures.ledger import ledger
+
+    def step(number: int, action: dict, observation: dict) -> dict:
+        return {"type": "step", "run_id": "r", "environment": "dspy", "framework": "native", "task": "Write hello",
+                "timestamp": f"2026-12-01T10:00:0{number}+00:00", "step": number, "action": action, "observation": observation}
+
+    path = tmp_path / "r.jsonl"
+    lines = [
+        step(1, {"action": "write_file", "path": "hello.py", "content": "def hello():\n    return 'hi'\n"}, {"success": True}),
+        step(2, {"action": "patch_file", "path": "hello.py", "search": "'hi'", "replace": "'hello'"}, {"success": True}),
+        step(3, {"action": "run_tests", "command": "pytest -q"}, {"success": False, "stderr": "1 failed"}),
+        step(4, {"action": "patch_file", "path": "gone.py", "search": "x", "replace": "y"}, {"error": "File not found: gone.py"}),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found = ledger(read_one(path))
+    # hello.py: written at #1 (2 lines added), patched at #2 (one line of 'hi' for one of 'hello');
+    # gone.py's patch failed (#4), so it changed nothing
+    assert [(t.path, t.action, t.added, t.removed, t.steps) for t in found.files] == [("hello.py", "created", 3, 1, [1, 2])]
+    assert [(c.command, c.step, c.failed) for c in found.commands] == [("pytest -q", 3, True)]

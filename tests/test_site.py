@@ -144,7 +144,10 @@ def test_long_output_is_cut_with_a_link_to_the_full_text(tmp_path):
     link = soup(page_path).select_one("p.cut a")
     full = page_path.parent / link["href"]
     assert full.read_text() == long_output
-    assert len(soup(page_path).select_one("pre.output-text").get_text()) == OUTPUT_LIMIT
+    # the page shows the output's beginning and its end, OUTPUT_LIMIT characters in all
+    head, tail = (pre.get_text() for pre in soup(page_path).select("pre.output-text"))
+    assert len(head) + len(tail) == OUTPUT_LIMIT and long_output.startswith(head) and long_output.endswith(tail)
+    assert tail.endswith("line 19999\n")
 
 
 def test_a_rebuild_removes_pages_of_sessions_that_are_gone(tmp_path):

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from replay_site.model import FileChange
+from replay_site.model import HUNK_HEADER, FileChange
 
 
 def diff_texts(old: str, new: str, context: int = 3) -> str:
@@ -71,45 +70,30 @@ class DiffView:
         return self.new_file_text is not None and self.added > NEW_FILE_FOLD
 
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
 def diff_view(change: FileChange) -> DiffView:
-    """Rows with line numbers and the +N/-M counts. Inside a hunk, a line starting `---`/`+++`
-    is a removed/added line whose text begins with `--`/`++`; it is a file header only outside
-    hunks (a hunk ends when its line counts are used up). A hunk header without numbers (legacy
-    edits) runs to the next header and its lines get no invented numbers."""
+    """Rows with line numbers and the +N/-M counts, from the lines as FileChange.line_kinds
+    reads them; a hunk header without numbers gives its lines no invented numbers."""
     view = DiffView(change.path, change.kind, change.new_path)
-    old = new = 0  # the next line numbers; None where the header gave none
-    old_left = new_left = 0
-    open_ended = False
-    for line in change.diff.splitlines():
-        in_hunk = open_ended or old_left > 0 or new_left > 0
-        if line.startswith("@@"):
-            start = _HUNK.match(line)
-            open_ended = start is None
-            if start:
-                old, new = int(start.group(1)), int(start.group(3))
-                old_left, new_left = int(start.group(2) or 1), int(start.group(4) or 1)
-            else:
-                old = new = None
+    old: int | None = 0  # the next line numbers; None where the header gave none
+    new: int | None = 0
+    for kind, line in change.line_kinds():
+        if kind == "hunk":
+            start = HUNK_HEADER.match(line)
+            old, new = (int(start.group(1)), int(start.group(3))) if start else (None, None)
             view.rows.append(DiffRow("hunk", None, None, line))
-        elif not in_hunk and line.startswith(("+++", "---")):
+        elif kind == "file":
             view.rows.append(DiffRow("file", None, None, line))
-        elif line.startswith("+"):
+        elif kind == "add":
             view.added += 1
             view.rows.append(DiffRow("add", None, new, line))
-            new, new_left = _next(new), new_left - 1
-        elif line.startswith("-"):
+            new = _next(new)
+        elif kind == "del":
             view.removed += 1
             view.rows.append(DiffRow("del", old, None, line))
-            old, old_left = _next(old), old_left - 1
-        elif line.startswith("\\"):  # "\ No newline at end of file" belongs to the line above
-            view.rows.append(DiffRow("file", None, None, line))
+            old = _next(old)
         else:
             view.rows.append(DiffRow("ctx", old, new, line))
             old, new = _next(old), _next(new)
-            old_left, new_left = old_left - 1, new_left - 1
     old, new = max((row.old or 0 for row in view.rows), default=0), max((row.new or 0 for row in view.rows), default=0)
     width = len(str(max(old, new)))
     for row in view.rows:

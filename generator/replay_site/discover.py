@@ -11,12 +11,14 @@ from typing import Any
 
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource, registry
-from replay_site.readers.files import describe_error, file_kind, read_head
+from replay_site.readers.files import COMPRESSED_SUFFIXES, describe_error, file_kind, plain_name, read_head
 from replay_site.store.states import code_digest, replace_file
 
-# Files worth a head read inside a folder; a file named on the command line is read whatever
-# its name, since a copied log keeps its content but not always its name.
-CANDIDATE_SUFFIXES = (".jsonl", ".json")
+# Files worth a head read inside a folder, plain or compressed (the content decides which);
+# a file named on the command line is read whatever its name, since a copied log keeps its
+# content but not always its name.
+LOG_SUFFIXES = (".jsonl", ".json")
+CANDIDATE_SUFFIXES = LOG_SUFFIXES + tuple(log + packed for log in LOG_SUFFIXES for packed in COMPRESSED_SUFFIXES)
 
 
 class DiscoveryError(Exception):
@@ -65,7 +67,18 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
         if not found:
             raise DiscoveryError(f"{root}: no readable session found")
         sources.extend(found)
-    return sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
+    ordered = sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
+    # A log named twice (a root that is a symlink to a file under another root) is read once:
+    # a source whose files were all read with another is left out.
+    seen: set[Path] = set()
+    kept = []
+    for source in ordered:
+        files = {path.resolve() for path in source.files}
+        if files and files <= seen:
+            continue
+        seen |= files
+        kept.append(source)
+    return kept
 
 
 def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
@@ -90,7 +103,7 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
             claimed |= files
             sources.append(source)
     for path in answers:
-        if path.suffix == ".jsonl" and path not in claimed:
+        if plain_name(path).suffix == ".jsonl" and path not in claimed:
             problems.append(Problem("warning", "no reader recognises this file, skipped", _label(path, root)))
     return sources
 
@@ -135,7 +148,25 @@ def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
     for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
-    return paths
+    return _distinct(paths)
+
+
+def _distinct(paths: list[Path]) -> list[Path]:
+    """Each log once: a compressed copy beside its plain file is passed over (Codex keeps both
+    for a moment while it re-opens a compressed rollout; the plain one is the newer), and a file
+    reached through symlinks is read at the path that is not a link (else the first in path order)."""
+    listed = set(paths)
+    kept: dict[Path, Path] = {}
+    for path in paths:
+        if plain_name(path) != path and plain_name(path) in listed:
+            continue
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):  # a symlink loop: left for the stat that reports it
+            real = path
+        if real not in kept or (kept[real].is_symlink() and not path.is_symlink()):
+            kept[real] = path
+    return sorted(kept.values())
 
 
 class DetectionMemory:

@@ -6,6 +6,8 @@ derived from its steps, never stored twice, so they cannot disagree.
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -14,6 +16,8 @@ StepKind = Literal["user", "assistant", "context", "event"]
 CostSource = Literal["log", "estimate", "unknown"]
 ChangeKind = Literal["add", "modify", "delete", "rename"]
 ProblemKind = Literal["bad_line", "unknown_event", "warning"]
+DiffLine = Literal["hunk", "file", "add", "del", "ctx"]
+HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass(slots=True)
@@ -125,6 +129,43 @@ class FileChange:
     diff: str = ""
     new_path: str | None = None
 
+    def line_kinds(self) -> Iterator[tuple[DiffLine, str]]:
+        """Each line of the diff with what it is. Inside a hunk, a line starting `---`/`+++`
+        is a removed/added line whose text begins with `--`/`++`; it is a file header only
+        outside hunks (a hunk ends when its line counts are used up). A hunk header without
+        numbers (legacy edits) runs to the next header. "\\ No newline at end of file" is
+        a note ("file"), not a line of the file."""
+        old_left = new_left = 0
+        open_ended = False
+        for line in self.diff.splitlines():
+            in_hunk = open_ended or old_left > 0 or new_left > 0
+            if line.startswith("@@"):
+                start = HUNK_HEADER.match(line)
+                open_ended = start is None
+                if start:
+                    old_left, new_left = int(start.group(2) or 1), int(start.group(4) or 1)
+                yield "hunk", line
+            elif (not in_hunk and line.startswith(("+++", "---"))) or line.startswith("\\"):
+                yield "file", line
+            elif line.startswith("+"):
+                new_left -= 1
+                yield "add", line
+            elif line.startswith("-"):
+                old_left -= 1
+                yield "del", line
+            else:
+                old_left, new_left = old_left - 1, new_left - 1
+                yield "ctx", line
+
+    @property
+    def line_counts(self) -> tuple[int, int]:
+        """(lines added, lines removed)."""
+        added = removed = 0
+        for kind, _ in self.line_kinds():
+            added += kind == "add"
+            removed += kind == "del"
+        return added, removed
+
 
 @dataclass(slots=True)
 class Image:
@@ -148,6 +189,8 @@ class ToolCall:
     images: list[Image] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     child_session_id: str | None = None
+    # A page the call published (an artifact's address), shown as a link when it is a web link.
+    url: str | None = None
     # A result with no call, or a call whose result never came.
     orphan: bool = False
     missing_result: bool = False
@@ -219,6 +262,15 @@ class Fact:
 
 
 @dataclass(slots=True)
+class PullRequest:
+    """A pull request the log says the session opened or linked."""
+
+    url: str
+    number: int | None = None
+    repository: str | None = None
+
+
+@dataclass(slots=True)
 class Session:
     id: str
     format: str
@@ -245,6 +297,7 @@ class Session:
     # API error). None when the log is silent; summary.py derives the rest (failed last call …).
     outcome: str | None = None
     facts: list[Fact] = field(default_factory=list)
+    pull_requests: list[PullRequest] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # Secrets replaced before rendering, per kind (redact/); empty when redaction is off.
     redactions: dict[str, int] = field(default_factory=dict)

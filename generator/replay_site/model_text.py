@@ -22,6 +22,7 @@ from replay_site.model import (
     FileChange,
     Image,
     Problem,
+    PullRequest,
     Session,
     Step,
     TodoItem,
@@ -35,13 +36,14 @@ Fix = Callable[[str], str]
 _TEXT: dict[type, tuple[str, ...]] = {
     Session: ("title", "cwd", "git_branch", "git_commit", "agent_version", "project", "outcome"),
     Step: ("model", "title", "text", "thinking", "error", "checkpoint"),
-    ToolCall: ("name", "code", "language"),  # output and arguments have their own handling
+    ToolCall: ("name", "code", "language", "url"),  # output and arguments have their own handling
     FileChange: ("path", "diff", "new_path"),
     Image: ("media_type",),
     TodoItem: ("text",),
     Variable: ("name", "value", "type"),
     Detail: ("label", "text", "language"),
     Fact: ("label", "value"),
+    PullRequest: ("url", "repository"),
 }
 _IDENTITY: dict[type, tuple[str, ...]] = {
     Session: ("id", "format", "source", "parent_id", "relation", "status"),
@@ -78,6 +80,7 @@ class StringWalk:
         for step in session.steps:
             self.step(step)
         self._each(session.facts, Fact)
+        self._each(session.pull_requests, PullRequest)
         if self.identity:
             self._each(session.problems, Problem)
             if session.redactions:

@@ -30,6 +30,7 @@ from replay_site.build.order import navigation, site_order
 from replay_site.build.session_files import write_session
 from replay_site.costs import PriceBook, pricing_source
 from replay_site.discover import DetectionMemory, discover, pick_readers
+from replay_site.figures.site_files import changed_files, sessions_csv
 from replay_site.figures.summary import SessionSummary, page_slug, summarize
 from replay_site.figures.totals import site_figures
 from replay_site.load import ReadOptions, failure, load_session, one_line, read_source
@@ -188,13 +189,16 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
 
 
 def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions) -> None:
-    """The files made from all sessions together: assets, comparisons, index, sessions.json, search."""
+    """The files made from all sessions together: assets, comparisons, index, sessions.json and
+.csv, files.html, search."""
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
     writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
+    writer.write("sessions.csv", sessions_csv(result.summaries))
+    writer.write("files.html", renderer.files_page(changed_files(result.summaries)))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.write(name, data)

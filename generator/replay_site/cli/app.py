@@ -24,6 +24,7 @@ from replay_site.cli.build_command import (
 from replay_site.cli.build_command import patterns as _patterns
 from replay_site.cli.build_command import prices as _prices
 from replay_site.discover import DiscoveryError
+from replay_site.figures import parts
 from replay_site.pages import standalone, terminal
 from replay_site.readers import registry
 from replay_site.redact import count_secrets
@@ -223,8 +224,10 @@ def _with_unknown_costs(breaches: list[terminal.BudgetBreach], sessions, unknown
 @app.command()
 def export(
     session: SessionArg = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write: one self-contained HTML page.")] = Path("replay.html"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write: one self-contained HTML page, or Markdown when it ends in .md.")] = Path("replay.html"),
     last: LastOpt = False,
+    steps: Annotated[Optional[str], typer.Option("--steps", help="Only these steps, FIRST-LAST (like 40-60).", show_default=False)] = None,
+    around_error: Annotated[bool, _flag("--around-error", help="Only the steps around the first failure that mattered.")] = False,
     sources: SourceOpt = None,
     theme: ThemeOpt = "default",
     format_name: FormatOpt = "auto",
@@ -232,15 +235,38 @@ def export(
     redact: RedactOpt = True,
     redact_pattern: RedactPatternOpt = None,
 ) -> None:
-    """Write one session as a single self-contained HTML file, e.g. to attach to a bug report."""
+    """Write one session (or some of its steps) as a single self-contained HTML file, or as
+    Markdown, e.g. to attach to a bug report."""
     with user_errors():
+        if steps and around_error:
+            raise UsageMistake("--steps and --around-error name the steps twice; pass one")
+        wanted = _step_range(steps)
         _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
         found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern))
-        _write(out, standalone.export_page(found, theme, book))
+        if around_error:
+            wanted = _as_mistake(parts.around_error, found)
+        text = _as_mistake(lambda s: standalone.export_page(s, theme, book, wanted, out.suffix.lower() == ".md"), found)
+        _write(out, text)
     if not redact:
         warn_unredacted(count_secrets(found.walk()))
-    say(f"{found.id}: {len(found.steps)} steps -> {out}")
+    shown = f"steps {wanted.start}-{wanted.stop - 1} of {len(found.steps)}" if wanted else f"{len(found.steps)} steps"
+    say(f"{found.id}: {shown} -> {out}")
+
+
+def _step_range(text: str | None) -> range | None:
+    try:
+        return parts.parse_steps(text) if text else None
+    except ValueError as exc:
+        raise UsageMistake(str(exc)) from None
+
+
+def _as_mistake(work, session):
+    """`work(session)`, its ValueError (no such steps, nothing failed) told as a mistake."""
+    try:
+        return work(session)
+    except ValueError as exc:
+        raise UsageMistake(str(exc)) from None
 
 
 @app.command()

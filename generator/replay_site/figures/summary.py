@@ -8,9 +8,11 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import orjson
 
+from replay_site.figures.ledger import files_changed, ledger
 from replay_site.model import CostTotal, Session, Usage
 
 
@@ -76,6 +78,12 @@ class SessionSummary:
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
     child_steps: dict[str, int] = field(default_factory=dict)
+    # The files the session changed ({path, added, removed, steps}) and its shell commands
+    # ({run, failed}): figures/ledger.py.
+    files_changed: list[dict] = field(default_factory=list)
+    commands: dict[str, int] = field(default_factory=lambda: {"run": 0, "failed": 0})
+    # Pull requests the log says the session opened: [{number, url, repository}].
+    pull_requests: list[dict[str, Any]] = field(default_factory=list)
     # Likely secrets left in place by --no-redact, for its warning (kept by the build cache,
     # never published).
     secrets_left: int = 0
@@ -167,6 +175,7 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
     cost = session.cost
     with_children = session.cost_with_children
     usage_with_children = session.usage_with_children
+    touched = ledger(session)
     return SessionSummary(
         id=session.id,
         format=session.format,
@@ -211,4 +220,7 @@ def summarize(session: Session, agent: str, page: str, family: str) -> SessionSu
         by_model=by_model(session),
         child_steps=child_steps(session),
         redactions=dict(session.redactions),
+        files_changed=files_changed(touched),
+        commands={"run": len(touched.commands), "failed": touched.failed_commands},
+        pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],
     )

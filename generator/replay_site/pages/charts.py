@@ -193,7 +193,7 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
             total.add(step.cost, step.model)
         error_text = f", {counted(errors, 'error')}" if errors else ""
         bars.append(Bar(round(LEFT + index * slot, 1), round(BOTTOM - height, 1), round(width, 1), round(height, 1),
-                        f"{_steps_text(group)}: {cost_total(total)}{error_text}", "error" if errors else ""))
+                        f"{_steps_text(group)}: {cost_total(total)}{error_text}"))
         rows.append(Row(_steps_text(group), _link(group[0].number, slug, from_path), [cost_total(total), str(errors)]))
     peak = max(range(len(sums)), key=lambda i: (sums[i], -i))
     erring = sum(1 for step in steps if step.error_count)
@@ -202,7 +202,7 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
     return Chart("Cost per step", description, bars, y_ticks, _step_ticks(groups, slot, width), "step",
                  ["Steps", "Cost", "Errors"], rows, error_marks=_error_marks(groups, slot, width),
                  caption=f"{_grouping_note(len(steps), size, len(groups))}, highest bar {money(sums[peak])}",
-                 legend=[("cost", "bar"), ("has an error (also marked under the axis)", "bar error")])
+                 legend=[("cost", "bar"), ("has an error (marked under the axis)", "bar error")])
 
 
 def _number(value: float) -> str:

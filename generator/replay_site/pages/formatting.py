@@ -6,6 +6,7 @@ bound), "unknown" when nothing could be priced and "—" when there was nothing 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -161,7 +162,17 @@ class RunningCost:
         return total_cost(self.total)
 
 
+_BREAK_AFTER = re.compile(r"(?<=[/_:@])(?=[^/._:@])|(?<=\.)(?=[A-Za-z])")
+
+
+def break_points(text: str) -> list[str]:
+    """A name cut where a line may break (after / _ : @, and a dot before a letter: not inside "4.5"), for <wbr> between the parts: a
+    model name or id wraps there, never in the middle of a word (hyphens break by themselves)."""
+    return _BREAK_AFTER.split(text)
+
+
 FILTERS = {
+    "break_points": break_points,
     "when": when,
     "duration": duration,
     "money": money,

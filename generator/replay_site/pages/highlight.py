@@ -1,8 +1,8 @@
 """Safe markdown and code highlighting: the only places third-party HTML enters a page.
 
 markdown-it runs with the `js-default` preset (raw HTML escaped, javascript:/vbscript:/file:
-links dropped) and images disabled, because an image in a log would make the page fetch a
-URL from some host; pygments escapes the code it highlights.
+links dropped), and an image becomes a link labelled with its alt text, because an image in a
+log would make the page fetch a URL from some host; pygments escapes the code it highlights.
 """
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 from markupsafe import Markup, escape
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
@@ -66,18 +68,38 @@ def _fence(text: str, language: str, _attrs) -> str:
 SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
 
 
-def _is_linkable(url: str) -> bool:
+def is_linkable(url: str) -> bool:
     """Only absolute web and mail links become links. A relative path in a log points into
     the agent's workspace, not this site, and `<budget:x>`-style tags look like autolinks:
     both stay visible as plain text instead of becoming broken or unsafe links."""
     return url.strip().lower().startswith(SAFE_LINK_SCHEMES)
 
 
+def _images_as_links(state: StateCore) -> None:
+    """Each `![alt](url)` as a link to url labelled with its alt text (the url when there is
+    none): the reader sees where the image is, and the page never loads it. Its url passed
+    the same check as any link's when it was parsed."""
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children: list[Token] = []
+        for token in block.children:
+            if token.type != "image":
+                children.append(token)
+                continue
+            attrs = {"href": str(token.attrGet("src") or "")}
+            if token.attrGet("title"):
+                attrs["title"] = str(token.attrGet("title"))
+            label = token.children or [Token("text", "", 0, content=attrs["href"])]
+            children += [Token("link_open", "a", 1, attrs=attrs), *label, Token("link_close", "a", -1)]
+        block.children = children
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("js-default", {"highlight": _fence})
-    md.disable("image")
-    md.validateLink = _is_linkable
+    md.validateLink = is_linkable
+    md.core.ruler.push("images_as_links", _images_as_links)
     return md
 
 

@@ -11,6 +11,11 @@ from __future__ import annotations
 import posixpath
 
 PAGE_STEPS = 200
+# The pager of a long session shows the pages next to the current one, the first and the
+# last, and at most LANDMARKS pages spread evenly between (so that any page is a few clicks
+# away without JavaScript): a page's links do not grow with the number of pages.
+NEIGHBOURS = 2
+LANDMARKS = 12
 
 
 def page_count(steps: int) -> int:
@@ -61,3 +66,19 @@ def step_href(slug: str, step: int, from_path: str) -> str:
 def pages_of(steps: list) -> list[list]:
     """A session's steps cut into its pages (one empty page for a session without steps)."""
     return [steps[start:start + PAGE_STEPS] for start in range(0, len(steps), PAGE_STEPS)] or [[]]
+
+
+def page_window(page: int, pages: int) -> list[int]:
+    """The pages the pager of `page` links: the first, the last, NEIGHBOURS either side and
+    landmarks at a round stride, in order (at most 5 + 2 * NEIGHBOURS + LANDMARKS)."""
+    stride = max(1, -(-pages // LANDMARKS))
+    shown = {1, pages, *range(max(1, page - NEIGHBOURS), min(pages, page + NEIGHBOURS) + 1)}
+    shown.update(range(stride, pages, stride))
+    return sorted(shown)
+
+
+def page_pattern(slug: str, from_path: str) -> dict[str, str]:
+    """How a script finds page k of a session from `from_path` without a list of every page:
+    page 1 is `first`, page k > 1 is `later` + k + `suffix`."""
+    second = relative(page_path(slug, 2), from_path)
+    return {"first": relative(page_path(slug, 1), from_path), "later": second.removesuffix("2.html"), "suffix": ".html"}

@@ -19,10 +19,11 @@ from markupsafe import Markup
 
 from replay_site import __version__
 from replay_site.figures.compare import Comparison
+from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
 from replay_site.model import Session, Step
-from replay_site.pages import charts, formatting, highlight, paging, views, views_steps
+from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_steps
 from replay_site.store.states import cache_folder, code_digest
 
 # Texts longer than this are cut on the page; the full text is written beside it.
@@ -91,7 +92,9 @@ class Renderer:
         self.search_path = theme_search_path(theme)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader([p / "templates" for p in self.search_path]),
-            autoescape=True,
+            # Every page is HTML-escaped; only the Markdown export (session.md) is not, and
+            # pages/markdown.py escapes what it prints for Markdown instead.
+            autoescape=jinja2.select_autoescape(disabled_extensions=("md",), default_for_string=True, default=True),
             undefined=jinja2.StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
@@ -141,6 +144,10 @@ class Renderer:
             comparisons=comparisons,
         )
 
+    def files_page(self, files: list[ChangedFile]) -> str:
+        """files.html: every file a session changed, with its sessions and steps."""
+        return self.env.get_template("files.html").render(root="", rows=views_audit.files_page_rows(files))
+
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline
         and links are only those given (a session without a page gets plain step numbers)."""
@@ -152,13 +159,17 @@ class Renderer:
             inline=self.inline_assets() if root is None else None,
         )
 
-    def standalone_session_page(self, session: Session, summary: SessionSummary) -> str:
+    def standalone_session_page(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
         """One session as a single HTML file to attach to a bug report: CSS and JS inline,
         every step on one page, texts uncut (there is no folder beside it), no links to
-        pages that are not in it."""
-        layout = views.Layout("", len(session.steps), single=True)
+        pages that are not in it. `part_of`: the session is a part (figures/parts.py) of a
+        session of that many steps."""
+        first = session.steps[0].number if session.steps else 1
+        layout = views.Layout("", len(session.steps), single=True, first=first)
         side = views.SideFiles("", None)
         whole = views.digest(session, summary, standalone=True)
+        if part_of is not None:
+            whole.header.part = views.part_note(range(first, first + len(session.steps)), part_of)
         ((_, html),) = self._session_pages(whole, [session.steps], None, layout, side, None, self.inline_assets())
         return html
 
@@ -174,13 +185,20 @@ class Renderer:
         if number != layout.pages:
             raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
 
+    def markdown_session(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
+        """One session (or part) as Markdown, for trackers that take it (session.md)."""
+        first = session.steps[0].number if session.steps else 1
+        part = views.part_note(range(first, first + len(session.steps)), part_of) if part_of is not None else None
+        return self.env.get_template("session.md").render(doc=markdown_export.document(session, summary, part))
+
     def inline_assets(self) -> InlineAssets:
         """The theme's CSS (with pygments') and JS for inline <style> and <script> blocks.
         Markup, because entity-escaping would break selectors like `a > b`; these are our own
         files, and nothing in them may close the element early."""
         files = self.static_files()
         css = "\n".join(files[name].decode() for name in ("assets/style.css", "assets/pygments.css") if name in files)
-        js = files.get("assets/app.js", b"").decode()
+        # app.js loads session-ui.js beside it on a site; a single file holds both, in order
+        js = "\n".join(files[name].decode() for name in ("assets/app.js", "assets/session-ui.js") if name in files)
         if "</" in css or "</" in js:
             raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))

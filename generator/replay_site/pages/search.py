@@ -4,9 +4,10 @@ every search file is a script the page adds with a <script> element.
 Three kinds of files, so that the first search on a site of thousands of sessions loads little:
 - `assets/search/<slug>.js`, one shard per session, written in pass 2 beside its pages: each
   step's searchable text (prose, thinking, errors, tool names, arguments, diffs, outputs) with
-  the link to the page that holds the step. An output or diff longer than HEAD + TAIL
-  characters is indexed by its first HEAD and last TAIL characters (the part a reader sees
-  first, and where errors and summaries usually are).
+  the link to the page that holds the step. A text longer than HEAD + TAIL characters is
+  indexed by its first HEAD and last TAIL characters (the part a reader sees first, and where
+  errors and summaries usually are); a page shows at least these of any text it cuts, so a
+  hit always lands on words the page shows.
 - `assets/search/<slug>.terms`, the session's distinct words, one per line, written with the
   shard so that the end of a build (incremental or not) never reads shards again.
 - At the end of the build, `assets/search-index.js` (every session's slug, title, page and
@@ -73,12 +74,12 @@ def _call_parts(call: ToolCall) -> Iterable[str]:
 
 def step_text(step: Step) -> str:
     """Everything a reader can see of a step, whitespace folded to single spaces."""
-    parts = [step.title or "", step.text, step.thinking, step.error or ""]
+    parts = [step.title or "", _head_and_tail(step.text), _head_and_tail(step.thinking), _head_and_tail(step.error or "")]
     for call in step.tool_calls:
         parts.extend(_call_parts(call))
     for detail in step.details:
         parts += [detail.label, _head_and_tail(detail.text)]
-    parts.extend(step.memory_notes)
+    parts.extend(_head_and_tail(note) for note in step.memory_notes)
     # str.split() folds exactly what re's \s+ matches (Py_UNICODE_ISSPACE), 4x faster
     return " ".join(" ".join(p for p in parts if p).split())
 

@@ -15,9 +15,11 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay_site.figures.failures import WhatWentWrong, what_went_wrong
+from replay_site.figures.ledger import Ledger, ledger
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import Fact, Problem, Session, Step
-from replay_site.pages import charts, formatting, paging
+from replay_site.model import Fact, Problem, PullRequest, Session, Step
+from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
 from replay_site.pages.formatting import CostText
 from replay_site.pages.views_steps import (
     LinkView,
@@ -39,6 +41,7 @@ class Layout:
     slug: str
     steps: int
     single: bool = False
+    first: int = 1  # a single page of part of a session starts at its first step's number
     _prefixes: dict[tuple[int, str], str] = field(default_factory=dict, repr=False)
 
     @property
@@ -52,7 +55,7 @@ class Layout:
         return 1 if self.single else paging.page_of(step)
 
     def steps_of(self, page: int) -> range:
-        return range(1, self.steps + 1) if self.single else paging.page_range(page, self.steps)
+        return range(self.first, self.first + self.steps) if self.single else paging.page_range(page, self.steps)
 
     def step_href(self, step: int, from_path: str) -> str:
         """paging.step_href, with each page-to-page link worked out once (pages link to the
@@ -79,6 +82,18 @@ class PageLink:
     href: str
     current: bool
     rel: str | None  # prev | next for the neighbouring pages
+    label: str  # "48 · 9,401–9,600"
+    gap_before: bool  # pages left out of the window between this link and the one before
+
+
+@dataclass
+class PageRanges:
+    """Where the steps are, for a reader without JavaScript (a link to a step on another page
+    lands at the top of this one): every page's range, or the rule alone in a very long session."""
+
+    here: str
+    others: list[str]  # "page 48: steps 9,401–9,600"
+    rule: str
 
 
 @dataclass
@@ -112,6 +127,12 @@ class Header:
     children_not_exported: int
     redactions: list[tuple[str, str]]
     priced: bool
+    part: str | None = None  # an export of some steps: which, of how many
+    pull_requests: list[LinkView] = field(default_factory=list)  # href "" when the URL is not a safe link
+
+
+def part_note(steps: range, total: int) -> str:
+    return f"steps {steps.start:,}–{steps.stop - 1:,} of {total:,}"
 
 
 @dataclass
@@ -129,6 +150,10 @@ class PageView:
     errors_here: str  # "N errors" of this page's list, for a later page's heading
     checkpoints: list[StepLink]
     page_links: list[PageLink]
+    page_ranges: PageRanges | None
+    steps_total: str
+    last_step: int
+    scrubber: timeline.Scrubber | None
     steps: list[StepView]
     index: list[tuple[StepView, str]]  # (step, navigator label)
     session_map: dict[str, Any]
@@ -137,6 +162,9 @@ class PageView:
     prev: LinkView | None
     next: LinkView | None
     charts: list[Any] = field(default_factory=list)
+    # The first page's audit blocks: what went wrong (sessions with a failure) and the ledger.
+    card: views_audit.CardView | None = None
+    ledger: views_audit.LedgerView | None = None
 
 
 def header(session: Session, summary: SessionSummary, standalone: bool) -> Header:
@@ -163,7 +191,16 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         children_not_exported=len(session.children) if standalone else 0,
         redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],
         priced=cost.priced_steps > 0,
+        pull_requests=[_pull_request(pr) for pr in session.pull_requests],
     )
+
+
+def _pull_request(pr: PullRequest) -> LinkView:
+    """`#142 owner/repo`, linked to its page when the URL is a web link."""
+    label = " ".join(part for part in (f"#{pr.number}" if pr.number is not None else "", pr.repository or "") if part) or pr.url
+    if highlight.is_linkable(pr.url):
+        return LinkView(label, pr.url)
+    return LinkView(label if label == pr.url else f"{label} ({pr.url})", "")
 
 
 def _warnings(problems: list[Problem]) -> str:
@@ -197,10 +234,10 @@ class SessionIndex:
     """What every page needs from the whole session, gathered in one pass over its steps."""
 
     errors: list[tuple[int, str]]
-    failed: list[int]
     prompts: list[tuple[int, str]]
     checkpoints: list[tuple[int, str]]
     priced: bool  # some step has a price: every step shows the running total
+    error_steps: list[int] = field(default_factory=list)  # the numbers of `errors`, for bisecting per page
 
     def errors_on(self, steps: range) -> list[tuple[int, str]]:
         return _within(self.errors, steps)
@@ -217,17 +254,15 @@ def _within(numbered: list[tuple[int, str]], steps: range) -> list[tuple[int, st
 
 
 def session_index(session: Session) -> SessionIndex:
-    errors, failed, prompts, checkpoints = [], [], [], []
+    errors, prompts, checkpoints = [], [], []
     for step in session.steps:
         if step.error_count:
             errors.append((step.number, _error_label(step)))
-        if step.failed_tool_calls:
-            failed.append(step.number)
         if step.kind == "user" and not step.collapsed and (step.text or step.title):
             prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             checkpoints.append((step.number, step.checkpoint))
-    return SessionIndex(errors, failed, prompts, checkpoints, session.cost.priced_steps > 0)
+    return SessionIndex(errors, prompts, checkpoints, session.cost.priced_steps > 0, [number for number, _ in errors])
 
 
 def _rebase(href: str, page_path: str) -> str:
@@ -263,12 +298,16 @@ class SessionDigest:
     header: Header
     index: SessionIndex
     charts: list[Any]  # the first page's charts; their links to steps are `#step-N` until placed
+    ledger: Ledger
+    wrong: WhatWentWrong | None
+    timeline: timeline.Timeline | None = None
 
 
 def digest(session: Session, summary: SessionSummary, standalone: bool = False) -> SessionDigest:
     shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
     return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
-                         session_index(session), shown)
+                         session_index(session), shown, ledger(session), what_went_wrong(session),
+                         timeline.timeline(session))
 
 
 def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[Step], nav: Any,
@@ -287,15 +326,12 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     children = {cid: _link(link, path) for cid, link in nav.children.items()} if nav else {}
     steps = [step_view(step, side, path, whole.local_time, running.after(step) if index.priced else None, children)
              for step in page_steps]
-    page_links = [PageLink(k, "#" if k == page else paging.relative(layout.path(k), path), k == page,
-                           "prev" if k == page - 1 else "next" if k == page + 1 else None)
-                  for k in range(1, layout.pages + 1)] if layout.pages > 1 else []
     prev_link, next_link = (_link(nav.prev, path), _link(nav.next, path)) if nav else (None, None)
     session_map = {
-        "pages": [[r.start, r.stop - 1, "" if layout.single else paging.relative(layout.path(k), path)]
-                  for k in range(1, layout.pages + 1) if (r := layout.steps_of(k))],
-        "errors": [number for number, _ in index.errors],
-        "failed": index.failed,
+        "pages": {"size": whole.steps if layout.single else paging.PAGE_STEPS, "steps": whole.steps,
+                  **({"first": "", "later": "", "suffix": ""} if layout.single else paging.page_pattern(layout.slug, path))},
+        "errors": _errors_near(index.error_steps, shown),
+        "timeline": whole.timeline.samples if whole.timeline else None,
         "prev": prev_link.href if prev_link else None,
         "next": next_link.href if next_link else None,
         "shard": paging.root_of(path) + shard if shard else None,  # site-relative -> from this page
@@ -309,7 +345,47 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
         prompt_total=formatting.counted(len(index.prompts), "prompt"),
         errors_here=formatting.counted(len(errors), "error"),
         checkpoints=[StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints],
-        page_links=page_links, steps=steps, index=[(view, nav_label(view)) for view in steps],
+        page_links=_page_links(layout, page, path), page_ranges=_page_ranges(layout, page),
+        steps_total=formatting.counted(whole.steps, "step"), last_step=whole.steps,
+        scrubber=timeline.scrubber(whole.timeline, shown) if whole.timeline and shown else None,
+        steps=steps, index=[(view, nav_label(view)) for view in steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,
         children=[link for link in children.values() if link], prev=prev_link, next=next_link,
+        card=views_audit.card_view(whole.wrong, href) if page == 1 and whole.wrong else None,
+        ledger=views_audit.ledger_view(whole.ledger, href) if page == 1 and (whole.ledger.files or whole.ledger.commands) else None,
     )
+
+
+def _errors_near(numbers: list[int], shown: range) -> list[int]:
+    """The error steps a page's keys need: its own, and the nearest before and after it (the
+    page there has its own), so that the map does not grow with the session's length."""
+    start = bisect.bisect_left(numbers, shown.start)
+    stop = bisect.bisect_left(numbers, shown.stop)
+    return numbers[max(start - 1, 0):stop + 1]
+
+
+def _range_text(steps: range) -> str:
+    return f"{steps.start:,}–{steps.stop - 1:,}" if len(steps) > 1 else f"{steps.start:,}"
+
+
+def _page_links(layout: Layout, page: int, path: str) -> list[PageLink]:
+    if layout.pages <= 1:
+        return []
+    window = paging.page_window(page, layout.pages)
+    return [PageLink(k, "#" if k == page else paging.relative(layout.path(k), path), k == page,
+                     "prev" if k == page - 1 else "next" if k == page + 1 else None,
+                     f"{k} · {_range_text(layout.steps_of(k))}", index > 0 and k > window[index - 1] + 1)
+            for index, k in enumerate(window)]
+
+
+# Pages listed one by one for a reader without JavaScript up to this many; beyond, the rule.
+RANGES_LISTED = 60
+
+
+def _page_ranges(layout: Layout, page: int) -> PageRanges | None:
+    if layout.pages <= 1:
+        return None
+    others = [f"page {k}: steps {_range_text(layout.steps_of(k))}" for k in range(1, layout.pages + 1) if k != page] \
+        if layout.pages <= RANGES_LISTED else []
+    return PageRanges(f"This is page {page} of {layout.pages}, steps {_range_text(layout.steps_of(page))}.", others,
+                      f"Steps are {paging.PAGE_STEPS} to a page: step N is on page N ÷ {paging.PAGE_STEPS}, rounded up.")

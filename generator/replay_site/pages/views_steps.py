@@ -12,14 +12,17 @@ from typing import Any
 
 from replay_site import ansi
 from replay_site.ansi import Span
-from replay_site.diffs import DiffView, diff_view
+from replay_site.diffs import DiffRow, DiffView, diff_view
 from replay_site.model import Detail, Image, Step, TodoItem, ToolCall, Variable
 from replay_site.pages import formatting, highlight, paging
 from replay_site.pages.formatting import CostText
 
-# Any one text (prose, output, arguments, diff...) longer than this is cut on a site page;
-# the full text goes to a side file.
+# Any one text (prose, output, arguments, diff...) longer than this is cut on a site page:
+# its first FIELD_LIMIT - TAIL_SHOWN characters and its last TAIL_SHOWN are shown (the end of an
+# output is where its verdict is), the middle is elided and the full text goes to a side file.
+# Search indexes no more than these ends (search.HEAD, search.TAIL), so a hit is always shown.
 FIELD_LIMIT = 50_000
+TAIL_SHOWN = 10_000
 # Data nested deeper than this is shown up to here, then "… nested deeper than N".
 MAX_DEPTH = 20
 # An argument value longer than this, or on several lines, is shown in a block.
@@ -39,6 +42,17 @@ def _cut(runs: list[Span], limit: int) -> list[Span]:
     return kept
 
 
+def _last(runs: list[Span], limit: int) -> list[Span]:
+    """The last `limit` characters of styled runs, styles kept."""
+    kept, left = [], limit
+    for run in reversed(runs):
+        if left <= 0:
+            break
+        kept.append(run if len(run.text) <= left else Span(run.text[-left:], run.css, run.href))
+        left -= len(run.text)
+    return kept[::-1]
+
+
 class SideFiles:
     """Full texts cut on the page, as files beside it: `sessions/<slug>/outputs/<name>.txt`."""
 
@@ -47,13 +61,14 @@ class SideFiles:
         self.limit = limit
         self.files: dict[str, str] = {}
 
-    def cap(self, text: str, name: str, page_path: str) -> tuple[str, str | None]:
-        """(what the page shows, link to the full text or None)."""
+    def cap(self, text: str, name: str, page_path: str) -> tuple[str, str, str | None]:
+        """(the beginning the page shows, its end ("" when whole), link to the full text or None)."""
         if self.limit is None or len(text) <= self.limit:
-            return text, None
+            return text, "", None
         target = f"sessions/{self.slug}/outputs/{name}.txt"
         self.files[target] = text
-        return text[: self.limit], paging.relative(target, page_path)
+        tail = min(TAIL_SHOWN, self.limit // 5)
+        return text[: self.limit - tail], text[-tail:], paging.relative(target, page_path)
 
 
 @dataclass
@@ -65,6 +80,9 @@ class TextView:
     href: str | None = None
     markdown: bool = False
     paragraphs: list[str] = field(default_factory=list)
+    tail: str = ""  # the end of a cut text, shown after the elided middle
+    tail_paragraphs: list[str] = field(default_factory=list)
+    elided: str = ""  # "40,000 characters elided", when cut
 
     @property
     def cut(self) -> bool:
@@ -72,13 +90,18 @@ class TextView:
 
 
 def text_view(text: str, name: str, side: SideFiles, page_path: str, prose: bool = False) -> TextView:
-    shown, href = side.cap(text, name, page_path)
-    view = TextView(shown, len(text), href)
+    shown, tail, href = side.cap(text, name, page_path)
+    view = TextView(shown, len(text), href, tail=tail, elided=_elided(text, shown, tail))
     if prose:
-        view.markdown = highlight.has_markdown(shown)
+        view.markdown = highlight.has_markdown(shown) or highlight.has_markdown(tail)
         if not view.markdown:
             view.paragraphs = highlight.paragraphs(shown)
+            view.tail_paragraphs = highlight.paragraphs(tail) if tail else []
     return view
+
+
+def _elided(text: str, head: str, tail: str) -> str:
+    return f"{formatting.counted(len(text) - len(head) - len(tail), 'character')} elided" if tail else ""
 
 
 @dataclass
@@ -88,6 +111,8 @@ class ArgRow:
     block: bool  # shown in a <pre>, not inline
     href: str | None = None  # the full value, when cut
     note: str = ""  # said instead of the value (e.g. "the new file, shown below")
+    tail: str = ""  # the end of a cut value
+    elided: str = ""
 
 
 @dataclass
@@ -98,6 +123,8 @@ class OutputView:
     href: str | None
     failed: bool
     open: bool
+    tail_spans: list[Span] = field(default_factory=list)  # the end of a cut output: its verdict
+    elided: str = ""
 
 
 @dataclass
@@ -128,6 +155,7 @@ class CallView:
     images: list[Image] = field(default_factory=list)
     child: LinkView | None = None
     child_missing: str | None = None  # a subagent id whose log is not in the site
+    published: LinkView | None = None  # a page the call published (href "" when not a web link)
     output: OutputView | None = None
     output_empty: bool = False
 
@@ -187,8 +215,9 @@ def _arg_rows(arguments: dict, name: str, side: SideFiles, page_path: str, shown
         if isinstance(value, str) and value.strip() and value.strip() in shown_elsewhere:
             rows.append(ArgRow(str(key), "", False, note="shown below"))
             continue
-        shown, href = side.cap(text, f"{name}-arg-{index}", page_path)
-        rows.append(ArgRow(str(key), shown, "\n" in shown or len(shown) > INLINE_VALUE, href))
+        shown, tail, href = side.cap(text, f"{name}-arg-{index}", page_path)
+        rows.append(ArgRow(str(key), shown, "\n" in shown or len(shown) > INLINE_VALUE or bool(tail), href,
+                           tail=tail, elided=_elided(text, shown, tail)))
     return rows
 
 
@@ -197,10 +226,11 @@ def _output(call: ToolCall, name: str, side: SideFiles, page_path: str) -> Outpu
     # the page and the side file then show the same characters, the page with its colours.
     runs = ansi.spans(call.output or "")
     text = "".join(run.text for run in runs)
-    shown, href = side.cap(text, name, page_path)
+    shown, tail, href = side.cap(text, name, page_path)
     folded = shown.count("\n") > FOLD_LINES or len(text) > FOLD_CHARS
     spans = runs if len(shown) == len(text) else _cut(runs, len(shown))
-    return OutputView(spans, len(text), len(shown), href, call.is_error, call.is_error or not folded)
+    return OutputView(spans, len(text), len(shown) + len(tail), href, call.is_error, call.is_error or not folded,
+                      _last(runs, len(tail)) if tail else [], _elided(text, shown, tail))
 
 
 def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path: str, children: dict[str, LinkView]) -> CallView:
@@ -228,6 +258,8 @@ def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path:
     if call.child_session_id:
         view.child = children.get(call.child_session_id)
         view.child_missing = None if view.child else call.child_session_id
+    if call.url:
+        view.published = LinkView(call.url, call.url if highlight.is_linkable(call.url) else "")
     if call.output == "":
         view.output_empty = True
     elif call.output is not None:
@@ -241,19 +273,24 @@ _TODO_MARKS = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 def _cap_diff(diff: str, view: DiffView, name: str, side: SideFiles, page_path: str) -> str | None:
     """Keep the rows of a long diff that fit the limit; the whole diff goes to a side file.
     The +N/−M counts stay those of the whole diff."""
-    shown, href = side.cap(diff, name, page_path)
+    shown, tail, href = side.cap(diff, name, page_path)
     if href is None:
         return None
-    budget, kept = len(shown), []
-    for row in view.rows:
+    head_rows, tail_rows = _rows_within(view.rows, len(shown)), _rows_within(view.rows[::-1], len(tail))[::-1]
+    view.rows = head_rows + [DiffRow("hunk", None, None, _elided(diff, shown, tail))] + tail_rows
+    if view.new_file_text is not None:  # the file's lines kept above: its gutter numbers them
+        view.new_file_text = "\n".join(row.text[1:] for row in view.rows if row.kind == "add")
+    return href
+
+
+def _rows_within(rows: list[DiffRow], budget: int) -> list[DiffRow]:
+    kept = []
+    for row in rows:
         budget -= len(row.text) + 1
         if budget < 0:
             break
         kept.append(row)
-    view.rows = kept
-    if view.new_file_text is not None:
-        view.new_file_text = view.new_file_text[: len(shown)]
-    return href
+    return kept
 
 
 def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, running: CostText | None,

@@ -171,13 +171,26 @@ def title_from_prompt(prompt: str) -> str | None:
     return line[:TITLE_LENGTH] + "…" if len(line) > TITLE_LENGTH else line or None
 
 
+# A prompt of at most this many words ("show tools", "continue", "/model sonnet") gives an
+# order, not a task: a later prompt that states one titles the session better.
+SHORT_COMMAND_WORDS = 2
+
+
+def is_short_command(title: str) -> bool:
+    return title.startswith("/") or len(title.split()) <= SHORT_COMMAND_WORDS
+
+
 def first_request(prompts: Iterable[str]) -> str | None:
-    """The title of a session without one of its own: the first real user request."""
+    """The title of a session without one of its own: the first user request that states a
+    task, past injected context and short commands; the first short command when no prompt
+    states more."""
+    fallback = None
     for prompt in prompts:
         found = title_from_prompt(prompt)
-        if found:
+        if found and not is_short_command(found):
             return found
-    return None
+        fallback = fallback or found
+    return fallback
 
 
 def user_prompts(steps: Iterable[Step]) -> Iterable[str]:

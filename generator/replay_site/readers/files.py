@@ -3,17 +3,25 @@
 Sources are untrusted paths: a FIFO or a `/dev/zero` symlink named `*.jsonl` must never hang
 or exhaust a build. Every open here is non-blocking and checked to be a regular file (after
 symlinks are resolved) before a byte is read.
+
+Agents compress old logs (Codex CLI 0.137+ keeps rollouts idle for a week as
+`rollout-*.jsonl.zst`), so a log is opened by its content: zstd and gzip streams (told by their
+magic bytes, whatever the name) are read decompressed, frame after frame, by `open_log`.
 """
 from __future__ import annotations
 
+import io
 import os
 import stat
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+import zstandard
 
 BOM = b"\xef\xbb\xbf"
 HEAD_CHUNK = 64 * 1024
@@ -54,6 +62,97 @@ def open_regular(path: Path) -> BinaryIO:
         raise
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+GZIP_MAGIC = b"\x1f\x8b"
+COMPRESSED_SUFFIXES = (".zst", ".gz")
+# Compressed bytes handed to the decompressor at a time: small, so that what one call gives
+# back stays bounded however hostile the stream (a zstd RLE block turns 4 bytes into 128 KiB).
+_COMPRESSED_CHUNK = 2048
+# A compressed log may expand to at most this many times its size (plus a flat allowance):
+# JSONL logs compress 5-20 times; a stream that expands far more is a bomb, read no further.
+MAX_EXPANSION = 1000
+EXPANSION_ALLOWANCE = 256 * 1024 * 1024
+
+
+class DamagedStream(OSError):
+    """A compressed log whose stream is cut short or corrupt: what came before it was read."""
+
+
+def plain_name(path: Path) -> Path:
+    """`path` without a compression suffix (`x.jsonl.zst` -> `x.jsonl`): what readers match names on."""
+    return path.with_suffix("") if path.suffix in COMPRESSED_SUFFIXES else path
+
+
+class _Decompressed(io.RawIOBase):
+    """The decompressed bytes of a zstd or gzip file, across concatenated frames or members
+    (Codex appends zstd frames to one file); a cut or corrupt stream raises DamagedStream."""
+
+    def __init__(self, raw: BinaryIO, new_decoder: Callable[[], Any], what: str) -> None:
+        self._raw, self._new, self._what = raw, new_decoder, what
+        self._decoder = new_decoder()
+        self._pending = b""  # decompressed, not yet handed out
+        self._fed = False  # the current frame has been given bytes (an unfinished frame at EOF is a cut)
+        self._given = 0
+        self._limit = MAX_EXPANSION * os.fstat(raw.fileno()).st_size + EXPANSION_ALLOWANCE
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            data = self._decoder.unused_data if self._decoder.eof else b""
+            if self._decoder.eof:
+                self._decoder, self._fed = self._new(), False
+            data += self._raw.read(_COMPRESSED_CHUNK)
+            if not data:
+                if self._fed:
+                    raise DamagedStream(f"{self._what} stream cut short")
+                return 0
+            self._fed = True
+            try:
+                self._pending = self._decoder.decompress(data)
+            except (zstandard.ZstdError, zlib.error) as exc:
+                raise DamagedStream(f"{self._what} stream damaged ({exc})") from None
+            self._given += len(self._pending)
+            if self._given > self._limit:
+                raise DamagedStream(f"{self._what} stream expands past {MAX_EXPANSION} times its size")
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def is_decompressed(handle: BinaryIO) -> bool:
+    """Whether `open_log` gave the decompressed content of a compressed file."""
+    return isinstance(getattr(handle, "raw", None), _Decompressed)
+
+
+def open_log(path: Path) -> BinaryIO:
+    """`path` opened like `open_regular`, its content decompressed when it is a zstd or gzip
+    stream (told by its first bytes, not its name)."""
+    handle = open_regular(path)
+    try:
+        magic = handle.read(4)
+        handle.seek(0)
+    except BaseException:
+        handle.close()
+        raise
+    if magic.startswith(ZSTD_MAGIC):
+        decoder = _Decompressed(handle, lambda: zstandard.ZstdDecompressor().decompressobj(), "zstd")
+    elif magic.startswith(GZIP_MAGIC):
+        decoder = _Decompressed(handle, lambda: zlib.decompressobj(wbits=zlib.MAX_WBITS | 16), "gzip")
+    else:
+        return handle
+    return io.BufferedReader(decoder, HEAD_CHUNK)  # type: ignore[return-value]
+
+
 def describe_error(exc: OSError) -> str:
     """How a warning says why a file could not be read."""
     if isinstance(exc, PermissionError):
@@ -69,12 +168,13 @@ class Head:
 
     path: Path
     data: bytes
-    size: int
+    size: int  # of the file on disk
     named: bool = False  # given by path on the command line: recognised by content alone
+    whole: bool | None = None  # the head is the whole (decompressed) content; None: tell by size
 
     @property
     def complete(self) -> bool:
-        return len(self.data) >= self.size
+        return self.whole if self.whole is not None else len(self.data) >= self.size
 
     def lines(self, limit: int = HEAD_LINES) -> list[bytes]:
         """The head's complete lines, stripped, blank ones included (line numbers matter to sniffers)."""
@@ -105,17 +205,26 @@ class Head:
 
 
 def read_head(path: Path, named: bool = False) -> Head:
-    """The head of `path`; raises OSError (PermissionError, NotRegularFile, …) when unreadable."""
-    with open_regular(path) as handle:
+    """The head of `path` (decompressed when it is compressed); raises OSError (PermissionError,
+    NotRegularFile, DamagedStream, …) when unreadable."""
+    with open_log(path) as handle:
         size = os.fstat(handle.fileno()).st_size
+        compressed = is_decompressed(handle)
         chunks: list[bytes] = []
         total = newlines = 0
+        ended = False
         while total < HEAD_LIMIT and newlines < HEAD_LINES:
-            chunk = handle.read(HEAD_CHUNK)
+            try:
+                chunk = handle.read1(HEAD_CHUNK)
+            except DamagedStream:
+                if not chunks:
+                    raise
+                chunk = b""  # the head's lines before the damage are still what the file is
             if not chunk:
+                ended = True
                 break
             chunks.append(chunk)
             total += len(chunk)
             newlines += chunk.count(b"\n")
     data = b"".join(chunks)
-    return Head(path, data, max(size, len(data)), named)
+    return Head(path, data, max(size, len(data)), named, whole=ended if compressed else None)

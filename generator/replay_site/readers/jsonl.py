@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from replay_site.model import Problem
-from replay_site.readers.files import BOM, open_regular
+from replay_site.readers.files import BOM, DamagedStream, open_log
 
 
 def iter_objects(path: Path, problems: list[Problem], label: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -20,8 +20,8 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
     and its line number, and reading goes on.
     """
     label = label or path.name
-    with open_regular(path) as handle:
-        for number, raw in enumerate(handle, start=1):
+    with open_log(path) as handle:
+        for number, raw in _lines(handle, problems, label):
             raw = _cleaned(number, raw)
             if not raw:
                 continue
@@ -37,6 +37,23 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None) 
             yield number, value
 
 
+def _lines(handle: Iterable[bytes], problems: list[Problem], label: str) -> Iterator[tuple[int, bytes]]:
+    """Numbered lines; a compressed stream that turns out cut or corrupt ends them with a
+    Problem (the lines before it are kept)."""
+    number = 0
+    lines = iter(handle)
+    while True:
+        try:
+            raw = next(lines)
+        except StopIteration:
+            return
+        except DamagedStream as exc:
+            problems.append(Problem("bad_line", f"{exc}: the rest of the file is not read", label, number + 1))
+            return
+        number += 1
+        yield number, raw
+
+
 def _cleaned(number: int, raw: bytes) -> bytes:
     raw = raw.strip()
     return raw.removeprefix(BOM).strip() if number == 1 else raw
@@ -50,8 +67,8 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
     a line that is no longer an object there (the file changed since) give their outline."""
     pending = iter(outlines)
     wanted = next(pending, None)
-    with open_regular(path) as handle:
-        for number, raw in enumerate(handle, start=1):
+    with open_log(path) as handle:
+        for number, raw in _lines(handle, [], path.name):  # its damage was reported by iter_objects
             if wanted is None:
                 return
             if number < wanted[0]:
@@ -89,7 +106,7 @@ def load_json(path: Path, problems: list[Problem], label: str | None = None) -> 
     """A whole-file JSON object, or None with a Problem when it is not one."""
     label = label or path.name
     try:
-        with open_regular(path) as handle:
+        with open_log(path) as handle:
             value = orjson.loads(handle.read().removeprefix(BOM))
     except (OSError, orjson.JSONDecodeError) as exc:
         problems.append(Problem("bad_line", f"unreadable JSON file ({exc})", label, None))

@@ -262,7 +262,16 @@
     while (j < nodes.length - 1 && nodes[j + 1][1] < hit.index + hit[0].length) j++;
     range.setEnd(nodes[j][0], Math.min(nodes[j][0].data.length, hit.index + hit[0].length - nodes[j][1]));
     if (window.CSS && CSS.highlights && window.Highlight) CSS.highlights.set("search-hit", new Highlight(range));
-    start[0].parentElement.scrollIntoView({ block: "center" });
+    // the match itself in view, however long the text around it: inside a box that scrolls,
+    // then on the page
+    var holder = start[0].parentElement;
+    holder.scrollIntoView({ block: "nearest" });
+    for (var box = holder; box && box !== step; box = box.parentElement) {
+      if (box.scrollHeight > box.clientHeight + 1) {
+        box.scrollTop += range.getBoundingClientRect().top - box.getBoundingClientRect().top - box.clientHeight / 3;
+      }
+    }
+    window.scrollBy(0, range.getBoundingClientRect().top - window.innerHeight / 3);
   }
   window.addEventListener("hashchange", revealHit);
   revealHit();

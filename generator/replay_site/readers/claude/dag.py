@@ -27,7 +27,7 @@ CHAIN_KINDS = ("user", "assistant", "system")
 
 # What the shape of a transcript is worked out from (this module, sidechains, the session's
 # ids); a line's content is read again when its step is built (jsonl.objects_again).
-OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "isSidechain", "agentId", "sessionId", "cwd",
+OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "subtype", "isSidechain", "agentId", "sessionId", "cwd",
                 "gitBranch", "version")
 _SHARED_KEYS = frozenset({"type", "agentId", "sessionId", "cwd", "gitBranch", "version"})  # the same on most lines
 _BLOCK_KEYS = ("type", "id", "tool_use_id")
@@ -72,6 +72,7 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
         uuid = obj.get("uuid")
         if isinstance(uuid, str):
             by_uuid[uuid] = obj
+    _splice_retries(rows, by_uuid)
     messages = [(n, obj) for n, obj in rows if obj.get("type") in MESSAGE_KINDS and isinstance(obj.get("uuid"), str)]
     if not messages:
         return set()
@@ -114,6 +115,36 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
         if rewound:
             abandoned.add(number)
     return abandoned
+
+
+def _splice_retries(rows: list[Row], by_uuid: dict[str, dict[str, Any]]) -> None:
+    """Put each API-error retry line (`system`/`api_error`) after the reply it was retrying for.
+
+    Claude Code writes a retry line late (when the next turn starts) with the parent of the
+    request that failed, so the reply that finally came is its sibling, and the next lines hang
+    off the retry line: read as written, the reply looks rewound. The retry's place is after
+    the last line of that reply written before it (what descends from the shared parent, retry
+    lines left out); `by_uuid` gets the retry with that parent, the rows keep what the log says.
+    """
+    line_of = {obj["uuid"]: index for index, (_, obj) in enumerate(rows) if isinstance(obj.get("uuid"), str)}
+    for index, (_, obj) in enumerate(rows):
+        if obj.get("type") != "system" or obj.get("subtype") != "api_error" or not isinstance(obj.get("uuid"), str):
+            continue
+        parent = parent_of(obj)
+        start = line_of.get(parent) if parent else None
+        if start is None or start >= index:
+            continue
+        family, tip = {parent}, None
+        for _, other in rows[start + 1:index]:
+            uuid = other.get("uuid")
+            if not isinstance(uuid, str) or parent_of(other) not in family:
+                continue
+            if other.get("type") == "system" and other.get("subtype") == "api_error":
+                continue
+            family.add(uuid)
+            tip = uuid
+        if tip is not None:
+            by_uuid[obj["uuid"]] = {**obj, "parentUuid": tip}
 
 
 def _chain(start: str, by_uuid: dict[str, dict[str, Any]]) -> tuple[set[str], str]:

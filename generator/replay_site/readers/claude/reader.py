@@ -12,21 +12,20 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from replay_site.model import Fact, Problem, Session, Step
 from replay_site.readers import FileReader, SessionSource
-from replay_site.readers.claude.dag import Row, abandoned_lines, outlines, parent_of
+from replay_site.readers.claude.dag import Row, abandoned_lines, outlines
+from replay_site.readers.claude.meta import META_KINDS, SessionMeta
+from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
-from replay_site.readers.files import Head, open_regular, read_head
+from replay_site.readers.files import Head, open_log, plain_name, read_head
 from replay_site.readers.jsonl import iter_objects, kind_of, objects_again
 
-CONVERSATION_KINDS = frozenset({"user", "assistant", "system", "summary", "custom-title"})
+CONVERSATION_KINDS = frozenset({"user", "assistant", "system"}) | META_KINDS
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
 # which duplicates the subagent's own transcript): nothing a reader of the session needs to see.
 IGNORED_KINDS = {
@@ -37,6 +36,9 @@ IGNORED_KINDS = {
 }
 CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
 SNIFF_LINES = 30
+# A Workflow run's spine (`{"type":"started"|"result","key","agentId"}` lines, no times): its
+# agents' own transcripts say all it says, so it is claimed with them and not shown.
+JOURNAL = "journal.jsonl"
 
 
 class ClaudeReader(FileReader):
@@ -67,9 +69,10 @@ class ClaudeReader(FileReader):
             else:
                 yield SessionSource(self.name, root, root, tuple(_agents_of(root, sniffed)))
             return
-        files = {path: found[path] for path in sorted(found) if path.suffix == ".jsonl"}
+        files = {path: found[path] for path in sorted(found) if plain_name(path).suffix == ".jsonl"}
         claimed: set[Path] = set()
-        mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed)]
+        journals = [path for path in files if plain_name(path).name == JOURNAL and _workflow_run(path)]
+        mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed) and path not in journals]
         main_ids = {_session_id(path, files[path]) for path in mains}
         agent_files = _agent_files_by_folder(files)
         related: dict[Path, list[Path]] = {}
@@ -80,6 +83,11 @@ class ClaudeReader(FileReader):
         for agent, main in _named_by_task_results(unlinked, files, mains).items():
             related[main].append(agent)
             claimed.add(agent)
+        for journal in journals:
+            main = next((main for main in mains if any(p.parent == journal.parent for p in related[main])), None)
+            if main is not None:
+                related[main].append(journal)
+                claimed.add(journal)
         for path in mains:
             yield SessionSource(self.name, path, root, tuple(related[path]))
         for path in unlinked:
@@ -90,20 +98,23 @@ class ClaudeReader(FileReader):
         label = source.label(source.path)
         problems: list[Problem] = []
         rows = outlines(iter_objects(source.path, problems, label))
-        main_rows, inline = _split_sidechains(rows)
+        main_rows, inline = split_sidechains(rows)
         session, builder = _build(source.path, label, main_rows, problems)
         project = _project_dir(source.path)
-        children = [_build(source.path, label, agent_rows, [], agent_id)[0] for agent_id, agent_rows in inline.items()]
+        children = [(*_build(source.path, label, agent_rows, [], agent_id), None, None) for agent_id, agent_rows in inline.items()]
         for path in source.related:
+            if plain_name(path).name == JOURNAL and _workflow_run(path):
+                continue
             child_label, child_problems = source.label(path), []
             child_rows = outlines(iter_objects(path, child_problems, child_label))
-            child = _build(path, child_label, child_rows, child_problems)[0]
-            read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
-            children.append(child)
+            child, child_builder = _build(path, child_label, child_rows, child_problems)
+            tool_use_id = read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
+            children.append((child, child_builder, tool_use_id, _workflow_run(path)))
         # Subagents in the order they ran (file names are random ids); undated ones last.
-        children.sort(key=lambda child: (child.started_at is None, child.started_at.isoformat() if child.started_at else ""))
-        for child in children:
-            _adopt(session, builder, child)
+        children.sort(key=lambda each: (each[0].started_at is None, each[0].started_at.isoformat() if each[0].started_at else ""))
+        owners = [(session, builder)] + [(child, child_builder) for child, child_builder, _, _ in children]
+        for child, _, tool_use_id, run in children:
+            _adopt(session, owners, child, tool_use_id, run)
         read_stored_outputs(session, source.path)
         for each in session.walk():
             # The index groups sessions by project: the folder Claude Code named after the cwd.
@@ -125,6 +136,8 @@ class Sniffed:
 def sniff_head(head: Head) -> Sniffed | None:
     """The first Claude Code line of a file (a dict with type and ids), or None when it is not one."""
     objects = head.objects(SNIFF_LINES)
+    if _workflow_run(head.path) and plain_name(head.path).name == JOURNAL and objects and _is_journal_line(objects[0]):
+        return Sniffed(objects[0], ())
     for obj in objects:
         if kind_of(obj) in CLAUDE_KINDS and any(key in obj for key in ("sessionId", "uuid", "leafUuid", "messageId")):
             if obj.get("type") in ("user", "assistant", "system") or "sessionId" in obj:
@@ -143,13 +156,17 @@ def sniff(path: Path) -> Sniffed | None:
         return None
 
 
+def _is_journal_line(obj: dict[str, Any]) -> bool:
+    return obj.get("type") in ("started", "result") and "agentId" in obj and "key" in obj
+
+
 def _is_agent(path: Path, sniffed: Sniffed) -> bool:
     return path.name.startswith("agent-") and (sniffed.line.get("isSidechain") is True or "agentId" in sniffed.line)
 
 
 def _session_id(path: Path, sniffed: Sniffed) -> str:
     value = sniffed.line.get("sessionId")
-    return value if isinstance(value, str) and value else path.stem
+    return value if isinstance(value, str) and value else plain_name(path).stem
 
 
 def _agent_files_by_folder(files: dict[Path, Sniffed]) -> dict[Path, list[Path]]:
@@ -158,7 +175,7 @@ def _agent_files_by_folder(files: dict[Path, Sniffed]) -> dict[Path, list[Path]]
     rebuild of a large corpus half a second)."""
     folders: dict[Path, list[Path]] = {}
     for path in sorted(files):
-        if path.name.startswith("agent-") and path.suffix == ".jsonl":
+        if path.name.startswith("agent-") and plain_name(path).suffix == ".jsonl":
             folders.setdefault(path.parent, []).append(path)
     return folders
 
@@ -179,10 +196,14 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
         named = [i for i in info.session_ids if main_ids is None or i in main_ids]
         if session_id in named and (main_ids is None or named[-1] == session_id):
             yield candidate
-    for folder in dict.fromkeys((main.stem, session_id)):
-        for candidate in listed(main.parent / folder / "subagents"):
-            if (known.get(candidate) if known is not None else sniff(candidate)):
-                yield candidate
+    for folder in dict.fromkeys((plain_name(main).stem, session_id)):
+        subagents = main.parent / folder / "subagents"
+        runs = sorted(each for each in agent_files if each.parent == subagents / "workflows") if agent_files is not None \
+            else sorted(path for path in (subagents / "workflows").glob("*") if path.is_dir())
+        for folder_of_agents in (subagents, *runs):
+            for candidate in listed(folder_of_agents):
+                if (known.get(candidate) if known is not None else sniff(candidate)):
+                    yield candidate
 
 
 _AGENT_ID = re.compile(rb'"agentId"\s*:\s*"([\w-]{1,100})"')
@@ -195,7 +216,7 @@ def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains
     wanted: dict[Path, dict[str, Path]] = {}
     for agent in agents:
         agent_id = files[agent].line.get("agentId")
-        agent_id = agent_id if isinstance(agent_id, str) and agent_id else agent.stem.removeprefix("agent-")
+        agent_id = agent_id if isinstance(agent_id, str) and agent_id else plain_name(agent).stem.removeprefix("agent-")
         wanted.setdefault(_project_dir(agent), {})[agent_id] = agent
     found: dict[Path, Path] = {}
     for main in mains:
@@ -203,7 +224,7 @@ def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains
         if not pending:
             continue
         try:
-            with open_regular(main) as handle:
+            with open_log(main) as handle:
                 for raw in handle:
                     if b'"agentId"' not in raw:
                         continue
@@ -217,54 +238,24 @@ def _named_by_task_results(agents: list[Path], files: dict[Path, Sniffed], mains
 
 
 def _project_dir(path: Path) -> Path:
-    # <project>/<session>/subagents/agent-x.jsonl belongs to <project>, not to "subagents".
+    # <project>/<session>/subagents/agent-x.jsonl belongs to <project>, not to "subagents";
+    # so does <project>/<session>/subagents/workflows/<run>/agent-x.jsonl.
+    if _workflow_run(path):
+        return path.parents[4]
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
 
 
-def _split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]:
-    """Old versions wrote subagent (sidechain) lines into the main file: they become child sessions
-    of their own, so the conversation reads straight and their tokens are counted once, in the child."""
-    if not any(obj.get("isSidechain") is False for _, obj in rows):
-        return rows, {}  # a subagent's own file, or a log that does not say
-    main: list[Row] = []
-    inline: dict[str, list[Row]] = defaultdict(list)
-    sidechain = {obj["uuid"]: obj for _, obj in rows if obj.get("isSidechain") is True and isinstance(obj.get("uuid"), str)}
-    roots: dict[str, str] = {}
-    for row in rows:
-        if row[1].get("isSidechain") is True:
-            # One child per sidechain root: each Task run starts a tree of its own, and old
-            # versions wrote no agentId to tell two runs apart.
-            inline[_sidechain_key(row[1], sidechain, roots)].append(row)
-        else:
-            main.append(row)
-    return main, dict(inline)
-
-
-def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str]) -> str:
-    """The agentId of the sidechain's root line, else the root's uuid."""
-    path, current = [], obj
-    while True:
-        uuid = current.get("uuid")
-        if isinstance(uuid, str) and uuid in roots:
-            key = roots[uuid]
-            break
-        parent = parent_of(current)
-        if parent is None or parent not in sidechain or parent in path:
-            agent = current.get("agentId") or obj.get("agentId")
-            key = str(agent) if agent else (uuid if isinstance(uuid, str) else "sidechain")
-            break
-        path.append(uuid)
-        current = sidechain[parent]
-    for uuid in path:
-        if isinstance(uuid, str):
-            roots[uuid] = key
-    return key
+def _workflow_run(path: Path) -> str | None:
+    """The Workflow run whose agent `path` is (`…/subagents/workflows/<run>/agent-x.jsonl`)."""
+    parents = path.parents
+    if len(parents) > 4 and parents[1].name == "workflows" and parents[2].name == "subagents":
+        return parents[0].name
+    return None
 
 
 def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], agent_id: str | None = None) -> tuple[Session, StepBuilder]:
     builder = StepBuilder(label, abandoned_lines(rows))
-    summaries: dict[str, str] = {}
-    custom_title = ""
+    meta = SessionMeta()
     turn_seconds: list[float] = []
     ignored: Counter[str] = Counter()
     unknown: dict[str, list[int]] = defaultdict(list)
@@ -280,11 +271,8 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
                     turn_seconds.append(obj["durationMs"] / 1000)
             else:
                 builder.system(number, obj)
-        elif kind == "summary":
-            if isinstance(obj.get("leafUuid"), str) and isinstance(obj.get("summary"), str):
-                summaries[obj["leafUuid"]] = obj["summary"]
-        elif kind == "custom-title":
-            custom_title = obj.get("customTitle") if isinstance(obj.get("customTitle"), str) else custom_title
+        elif kind in META_KINDS:
+            meta.take(kind, obj)
         elif kind == "attachment":
             attachment = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
             builder.stub(number, obj, f"Attachment: {attachment.get('type', 'unknown')}", kind="context")
@@ -309,9 +297,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
         session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))
     session.problems = problems + builder.problems
     uuids = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
-    leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
-    owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
-    session.title = (owned[-1] if owned else "") or custom_title or first_prompt(session.steps) or session.id
+    meta.apply(session, path, uuids, first_prompt(session.steps))
     session.outcome = outcome_of(session.steps)
     return session, builder
 
@@ -320,9 +306,9 @@ def _session(path: Path, rows: list[Row], steps: list[Step], label: str, agent_i
     def last(key: str) -> Any:
         return next((obj[key] for _, obj in reversed(rows) if isinstance(obj.get(key), str) and obj[key]), None)
 
-    session_id = last("sessionId") or path.stem
+    session_id = last("sessionId") or plain_name(path).stem
     if agent_id is None and path.name.startswith("agent-") and (last("agentId") or any(o.get("isSidechain") is True for _, o in rows)):
-        agent_id = last("agentId") or path.stem.removeprefix("agent-")
+        agent_id = last("agentId") or plain_name(path).stem.removeprefix("agent-")
     session = Session(
         # A subagent shares its parent's sessionId, so its own id adds the agent's.
         id=f"{session_id}-agent-{agent_id}" if agent_id else session_id,
@@ -338,17 +324,35 @@ def _session(path: Path, rows: list[Row], steps: list[Step], label: str, agent_i
     return session
 
 
-def _adopt(parent: Session, builder: StepBuilder, child: Session) -> None:
-    """Nest a subagent under its parent and link it from the Task call that spawned it."""
+def _adopt(main: Session, owners: list[tuple[Session, StepBuilder]], child: Session,
+           tool_use_id: str | None, run: str | None) -> None:
+    """Nest a subagent under the session whose call spawned it (the main session, or another
+    subagent for a nested one) and link it from that call: a Workflow run's agents from the
+    Workflow call, others from the Task/Agent call that their meta.json or their agentId
+    names, else (old logs) from the main session's Task call that has their first prompt."""
+    agent_id = child.id.rpartition("-agent-")[2]
+    parent, link = main, None
+    for owner, owner_builder in owners:
+        if owner is child:
+            continue
+        found = (owner_builder.workflow_calls.get(run) if run else None) or owner_builder.agent_calls.get(agent_id) \
+            or (owner_builder.spawn_calls.get(tool_use_id) if tool_use_id else None)
+        if found:
+            parent, link = owner, found
+            break
     child.parent_id, child.relation = parent.id, "subagent"
     parent.children.append(child)
-    agent_id = child.id.rpartition("-agent-")[2]
-    link = builder.agent_calls.get(agent_id)
+    if run and link:
+        # One Workflow call starts many agents: the first is the call's link, each one the step's.
+        call, step = link
+        call.child_session_id = call.child_session_id or child.id
+        step.child_session_ids.append(child.id)
+        return
     if link is None:
         # Older Task results carry no agentId: the call whose prompt is the subagent's first prompt spawned it.
         prompt = next((step.text for step in child.steps if step.kind == "user"), None)
         link = next(
-            ((call, step) for step in parent.steps for call in step.tool_calls
+            ((call, step) for step in main.steps for call in step.tool_calls
              if call.child_session_id is None and isinstance(call.arguments, dict) and prompt
              and call.arguments.get("prompt") == prompt),
             None,
@@ -360,47 +364,6 @@ def _adopt(parent: Session, builder: StepBuilder, child: Session) -> None:
         description = call.arguments.get("description") if isinstance(call.arguments, dict) else None
         if isinstance(description, str) and description and child.title == first_prompt(child.steps):
             child.title = description
-
-
-_SUMMARY_MARKS = (b'"type":"summary"', b'"type": "summary"')
-
-
-def _mentions(handle, marks: tuple[bytes, ...], block: int = 1 << 20) -> bool:
-    """Whether the file holds any of `marks`, read in blocks (most files hold none: one
-    search per block costs far less than going through their lines)."""
-    overlap = max(map(len, marks)) - 1
-    tail = b""
-    while data := handle.read(block):
-        window = tail + data
-        if any(mark in window for mark in marks):
-            return True
-        tail = window[-overlap:]
-    return False
-
-
-@lru_cache(maxsize=64)
-def _project_summaries(folder: str) -> dict[str, str]:
-    """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
-    title into another session's file. Only lines mentioning "summary" are parsed, so this is cheap."""
-    found: dict[str, str] = {}
-    for path in sorted(Path(folder).glob("*.jsonl")):
-        try:
-            with open_regular(path) as handle:
-                if not _mentions(handle, _SUMMARY_MARKS):
-                    continue
-                handle.seek(0)
-                for raw in handle:
-                    if not any(mark in raw for mark in _SUMMARY_MARKS):
-                        continue
-                    try:
-                        obj = orjson.loads(raw)
-                    except orjson.JSONDecodeError:
-                        continue
-                    if isinstance(obj, dict) and isinstance(obj.get("leafUuid"), str) and isinstance(obj.get("summary"), str):
-                        found[obj["leafUuid"]] = obj["summary"]
-        except OSError:
-            continue
-    return found
 
 
 READER = ClaudeReader()

@@ -7,18 +7,19 @@ from pathlib import Path
 
 from replay_site.model import Fact, Session
 from replay_site.readers.fields import string
-from replay_site.readers.files import describe_error, open_regular
+from replay_site.readers.files import describe_error, open_regular, plain_name
 from replay_site.readers.jsonl import load_json
 
 MAX_STORED_OUTPUT = 16 * 1024 * 1024  # the page cuts long outputs anyway; never read unbounded
 
 
-def read_agent_meta(path: Path, label: str, child: Session, default_title: str) -> None:
+def read_agent_meta(path: Path, label: str, child: Session, default_title: str) -> str | None:
     """Agent type and description from `agent-<id>.meta.json`; the description titles a child
-    whose title is still its first prompt."""
-    meta_path = path.with_name(f"{path.stem}.meta.json")
+    whose title is still its first prompt. Returns the id of the tool call that spawned the
+    agent (`toolUseId`; in the spawning agent's own file for a nested agent), when it says."""
+    meta_path = path.with_name(f"{plain_name(path).stem}.meta.json")
     if not meta_path.is_file():
-        return
+        return None
     meta = load_json(meta_path, child.problems, label.removesuffix(path.name) + meta_path.name) or {}
     agent_type, description = string(meta.get("agentType")), string(meta.get("description"))
     if agent_type:
@@ -27,11 +28,12 @@ def read_agent_meta(path: Path, label: str, child: Session, default_title: str) 
         child.facts.append(Fact("Description", description))
         if child.title == default_title:
             child.title = description
+    return string(meta.get("toolUseId"))
 
 
 def read_stored_outputs(session: Session, main: Path) -> None:
     """Replace each preview that names a stored output with the stored output itself."""
-    folder = main.parent / main.stem / "tool-results"
+    folder = main.parent / plain_name(main).stem / "tool-results"
     if not folder.is_dir():
         return
     stored = {path.stem: path for path in sorted(folder.iterdir())}

@@ -20,9 +20,13 @@ MAX_IMAGE_BASE64 = 2 * 1024 * 1024
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+# Agent teams' shared task list (Claude Code 2.1.x; also TodoWrite's successor).
+TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TaskGet", "TaskList"})
 
 _EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (-?\d+)\b")
 _AGENT_ID_TEXT = re.compile(r"\bagentId: ([\w-]+)")
+# A TaskList result line: `#3 [in_progress] Write parser (alice)`.
+_TASK_LINE = re.compile(r"^#(\w+) \[(\w+)\] (.+?)(?: \(([^()]+)\))?$", re.M)
 
 
 def call_from_use(block: dict[str, Any]) -> ToolCall:
@@ -37,7 +41,51 @@ def call_from_use(block: dict[str, Any]) -> ToolCall:
         call.changes = _changes_from_input(name, args)
     elif name == "TodoWrite":
         call.todos = todos_from(args.get("todos"))
+    elif name in TASK_TOOLS:
+        call.todos = _task_from_input(name, args)
+    elif name == "SendMessage":
+        call.code = _message_text(args)
+    elif name == "Monitor" and isinstance(args.get("command"), str):
+        call.code, call.language = args["command"], "bash"
+    elif name == "ScheduleWakeup":
+        call.code = _wakeup_text(args)
     return call
+
+
+def _task_from_input(name: str, args: dict[str, Any]) -> list[TodoItem]:
+    """The task a TaskCreate makes or a TaskUpdate changes, as one item of the task list."""
+    subject = _str(args.get("subject")) or ""
+    if name == "TaskCreate":
+        return [TodoItem(subject or "(new task)", "pending")]
+    if name == "TaskUpdate":
+        task = f"#{args.get('taskId')}" if isinstance(args.get("taskId"), (str, int)) else "#?"
+        return [TodoItem(f"{task} {subject}".strip(), _str(args.get("status")) or "pending")]
+    return []
+
+
+def _message_text(args: dict[str, Any]) -> str:
+    """A teammate message as it reads: `→ alice (broadcast): body`."""
+    to = _str(args.get("recipient") or args.get("to")) or "everyone"
+    kind = _str(args.get("type"))
+    body = _str(args.get("content") or args.get("message")) or _str(args.get("summary")) or ""
+    return f"→ {to}" + (f" ({kind})" if kind and kind != "message" else "") + (f": {body}" if body else "")
+
+
+def _wakeup_text(args: dict[str, Any]) -> str:
+    delay = args.get("delaySeconds")
+    when = f"in {delay}s" if isinstance(delay, (int, float)) and not isinstance(delay, bool) else "later"
+    reason = _str(args.get("reason"))
+    prompt = _str(args.get("prompt"))
+    return "\n".join(part for part in (f"wake up {when}" + (f": {reason}" if reason else ""), f"then: {prompt}" if prompt else "") if part)
+
+
+def workflow_run(call: ToolCall, result: Any) -> str | None:
+    """The run a Workflow call launched (`runId`, else the last part of `transcriptDir`):
+    its agents' transcripts are in `<session>/subagents/workflows/<run>/`."""
+    if call.name != "Workflow" or not isinstance(result, dict):
+        return None
+    run = _str(result.get("runId")) or (_str(result.get("transcriptDir")) or "").rstrip("/").rpartition("/")[2]
+    return run or None
 
 
 def _changes_from_input(name: str, args: dict[str, Any]) -> list[FileChange]:
@@ -82,6 +130,9 @@ def apply_result(call: ToolCall, block: dict[str, Any], result: Any) -> str | No
     match = _EXIT_CODE.match(text) or (_EXIT_CODE.match(result) if isinstance(result, str) else None)
     if match:
         call.exit_code = int(match.group(1))
+    if call.name == "TaskList" and not call.is_error:
+        call.todos = [TodoItem(f"#{m.group(1)} {m.group(3)}" + (f" ({m.group(4)})" if m.group(4) else ""), m.group(2))
+                      for m in _TASK_LINE.finditer(text)]
     if not isinstance(result, dict):
         return _agent_id_from_text(call, text)
     duration = result.get("durationMs", result.get("totalDurationMs"))
@@ -95,10 +146,20 @@ def apply_result(call: ToolCall, block: dict[str, Any], result: Any) -> str | No
         call.output = _read_output(call.output, result)
     elif call.name == "Bash" and result.get("interrupted") is True:
         call.output = (call.output + "\n" if call.output else "") + "[command interrupted]"
+    elif call.name == "Artifact":
+        call.url = _str(result.get("url"))
+    elif call.name == "TaskList" and isinstance(result.get("tasks"), list):
+        tasks = [task for task in result["tasks"] if isinstance(task, dict)]
+        call.todos = [TodoItem(_task_label(task), _str(task.get("status")) or "pending") for task in tasks]
     agent_id = result.get("agentId")
     if isinstance(agent_id, str) and agent_id:
         return agent_id
     return _agent_id_from_text(call, text)
+
+
+def _task_label(task: dict[str, Any]) -> str:
+    owner = _str(task.get("owner"))
+    return f"#{task.get('id')} {_str(task.get('subject')) or ''}".strip() + (f" ({owner})" if owner else "")
 
 
 def _agent_id_from_text(call: ToolCall, text: str) -> str | None:

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from replay_site.model import Detail, Fact, Problem, Session, Step, Usage
+from replay_site.readers.codex.agents import QUIET_KINDS, agent_message, budget_notice, collab_step, realtime, task_of
 from replay_site.readers.codex.calls import CALL_ITEMS, ToolCalls
 from replay_site.readers.codex.outputs import classify
 from replay_site.readers.codex.shapes import Record
@@ -35,6 +36,10 @@ _QUIET_EVENTS = frozenset(
         "collab_close_end", "collab_interaction_end", "collab_resume_end",
     }
 )
+_ABORTS = ("turn_aborted", "token_budget_abort")
+# Context-budget reminders under the names third-party viewers give them (codex-trace), as
+# event_msg or response_item; upstream writes them as <token_budget> developer messages.
+_BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
 _QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
 
 
@@ -151,6 +156,8 @@ class Builder:
     # -- walk ----------------------------------------------------------------------------------
     def build(self) -> None:
         for record in self.records:
+            if record.kind in QUIET_KINDS:
+                continue
             handler = getattr(self, f"_on_{record.kind}", None)
             if handler is None:
                 self._stub(record, f"line kind {record.kind!r}")
@@ -164,7 +171,7 @@ class Builder:
                 self.s.steps.append(last)
             last.usage = self.pending if last.usage is None else last.usage + self.pending
         self.tools.settle(self.cwd)
-        self.s.title = self.thread_name or first_request(user_prompts(self.s.steps)) or ""
+        self.s.title = self.thread_name or first_request(user_prompts(self.s.steps)) or task_of(self.s.steps) or ""
         stamps = [r.timestamp for r in self.records if r.timestamp]
         if stamps:
             self.s.ended_at = max(stamps)
@@ -207,6 +214,14 @@ class Builder:
         text = record.payload.get("message") if isinstance(record.payload.get("message"), str) else ""
         self._add(Step("event", timestamp=record.timestamp, title="Context compacted", text=text, collapsed=True))
 
+    def _on_inter_agent_communication(self, record: Record) -> None:
+        self._add(agent_message(record))
+
+    def _on_realtime_item(self, record: Record) -> None:
+        step = realtime(record)
+        if step is not None:
+            self._add(step)
+
     def _on_token_usage_record(self, record: Record) -> None:
         key = str(record.payload.get("response_id") or record.line)
         if key in self.response_ids:
@@ -231,6 +246,8 @@ class Builder:
             self.tools.call(payload, self._assistant(record))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._output(record)
+        elif kind in _BUDGET_NOTICES:
+            self._add(budget_notice(payload, record))
         elif kind in ("compaction", "compaction_summary"):
             self._add(Step("event", timestamp=record.timestamp, title="Context compacted", collapsed=True))
         elif kind in _QUIET_ITEMS:
@@ -304,9 +321,14 @@ class Builder:
         elif kind == "error":
             message = str(payload.get("message") or "error")
             self._add(Step("event", timestamp=record.timestamp, title="Error", error=message))
-        elif kind == "turn_aborted":
-            reason = str(payload.get("reason") or "aborted")
+        elif kind in _ABORTS:
+            # A turn the budget stopped (`budget_limited`, or `token_budget_abort`) ends like any aborted turn.
+            reason = str(payload.get("reason") or ("token budget exhausted" if kind == "token_budget_abort" else "aborted"))
             self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
+        elif kind in _BUDGET_NOTICES:
+            self._add(budget_notice(payload, record))
+        elif kind == "collab_tool_call":
+            self._add(collab_step(payload, record.timestamp))
         elif kind not in _QUIET_EVENTS:
             self._stub(record, f"event {kind!r}")
 
@@ -316,7 +338,7 @@ class Builder:
             self.s.outcome = None
         elif kind == "task_complete":
             self.s.outcome = "completed"
-        elif kind == "turn_aborted":
+        elif kind in _ABORTS:
             self.s.outcome = "interrupted" if payload.get("reason") == "interrupted" else None
         elif kind == "thread_name_updated":
             self.thread_name = string(payload.get("thread_name")) or string(payload.get("name")) or self.thread_name

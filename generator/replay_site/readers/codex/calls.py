@@ -88,6 +88,16 @@ def _as_poll(call: ToolCall, origin: ToolCall, chars: Any, info: OutputInfo, rep
         call.output = "no new output"
 
 
+def _spawned_id(output: str | None) -> str | None:
+    """The child thread a `spawn_agent` call's output names: `{"agent_id": "<thread id>", "nickname"?: …}`."""
+    try:
+        value = json.loads(output) if output and output.lstrip().startswith("{") else None
+    except ValueError:
+        return None
+    agent = value.get("agent_id") if isinstance(value, dict) else None
+    return agent if isinstance(agent, str) and agent else None
+
+
 class ToolCalls:
     """Every call of one session by call_id, with the pieces of its result as they come in."""
 
@@ -139,6 +149,16 @@ class ToolCalls:
         elif kind == "collab_waiting_end":
             if payload.get("call_id"):
                 self.ends.setdefault(str(payload["call_id"]), {})
+        elif kind == "sub_agent_activity":
+            # Newest builds: `event_id` is the spawning call, `agent_thread_id` the child thread.
+            if payload.get("event_id") and payload.get("agent_thread_id"):
+                self.spawned.setdefault(str(payload["event_id"]), str(payload["agent_thread_id"]))
+        elif kind == "collab_tool_call" and str(payload.get("call_id") or payload.get("id")) in self.calls:
+            call_id = str(payload.get("call_id") or payload.get("id"))
+            receivers = payload.get("receiver_thread_ids")
+            if payload.get("tool") == "spawn_agent" and isinstance(receivers, list) and receivers and isinstance(receivers[0], str):
+                self.spawned[call_id] = receivers[0]
+            self.ends.setdefault(call_id, {})
         else:
             return False
         return True
@@ -169,7 +189,7 @@ class ToolCalls:
                     call.output = whole
                 call.duration_s = end_duration(end.get("duration")) or call.duration_s
             self._apply_patch(call_id, call, cwd)
-            child = self.spawned.get(call_id)
+            child = self.spawned.get(call_id) or (_spawned_id(call.output) if call.name == "spawn_agent" else None)
             if child:
                 call.child_session_id = child
                 self.call_step[call_id].child_session_ids.append(child)

@@ -8,7 +8,6 @@ outputs.py, edits in patch.py).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -16,28 +15,19 @@ from typing import Any
 
 from replay_site.model import Problem, Session
 from replay_site.readers import FileReader, SessionSource
+from replay_site.readers.codex.agents import copied_step
 from replay_site.readers.codex.build import Builder
+from replay_site.readers.codex.forks import agent_path, copies_history, forked_from, is_subagent, own_start, parent_thread
 from replay_site.readers.codex.shapes import Record, load_records, shape_of
-from replay_site.readers.files import Head
+from replay_site.readers.files import Head, plain_name
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 _TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:')
 
 
-def _parent_thread(meta: dict[str, Any]) -> str | None:
-    """A subagent's parent, from `source: {"subagent": {"thread_spawn": {"parent_thread_id": …}}}`."""
-    source = meta.get("source")
-    if isinstance(source, dict) and isinstance(source.get("subagent"), dict):
-        spawn = source["subagent"].get("thread_spawn")
-        if isinstance(spawn, dict) and spawn.get("parent_thread_id"):
-            return str(spawn["parent_thread_id"])
-    parent = meta.get("parent_thread_id")
-    return str(parent) if parent else None
-
-
 def _detect(path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
     """(session id, meta, size) of a Codex file from its head alone; None when it is not Codex."""
-    if path.suffix == ".json":
+    if plain_name(path).suffix == ".json":
         if not _TS_HEAD.match(head.data[:256]):
             return None
         found = _UUID.search(path.name)
@@ -71,7 +61,7 @@ class CodexReader(FileReader):
         # Union the ids of one family: same id (copies of one rollout), forks, subagents.
         parent_of: dict[str, str] = {}
         for ident, meta, _ in found.values():
-            link = meta.get("forked_from_id") or _parent_thread(meta)
+            link = forked_from(meta) or parent_thread(meta)
             if link and str(link) != ident:
                 parent_of[ident] = str(link)
         known = {ident for ident, _, _ in found.values()}
@@ -120,14 +110,20 @@ class CodexReader(FileReader):
         for ident, (path, records, problems) in by_id.items():
             meta = next((r.payload for r in records if r.kind == "session_meta"), {})
             metas[ident] = meta
-            fork_of = meta.get("forked_from_id")
-            if fork_of:
-                records, note = _own_records(records, by_id.get(str(fork_of)))
-                if note:
-                    problems.append(Problem("warning", note, source.label(path)))
+            copied: list[Record] = []
+            if copies_history(meta) and records and records[0].kind == "session_meta":
+                origin = forked_from(meta) or parent_thread(meta) or ""
+                parent = by_id.get(origin)
+                start = own_start(records, meta, parent[1] if parent else None)
+                if start is None and forked_from(meta):
+                    problems.append(Problem("warning", "forked from a session not found here: its copied history is shown too", source.label(path)))
+                elif start is not None:
+                    records, copied = records[:1] + records[start:], records[1:start]
             session = Session(ident, self.name, source=source.label(path))
             builder = Builder(session, records, problems)
             builder.build()
+            if copied:
+                session.steps.insert(0, copied_step(copied, origin))
             session.problems.extend(problems)
             session.number_steps()
             sessions[ident] = session
@@ -136,19 +132,36 @@ class CodexReader(FileReader):
         roots: list[Session] = []
         for ident, session in sessions.items():
             meta = metas[ident]
-            fork_of = meta.get("forked_from_id")
-            parent_id = str(fork_of) if fork_of else _parent_thread(meta) or spawned.get(ident)
+            fork_of = forked_from(meta)
+            parent_id = parent_thread(meta) or fork_of or spawned.get(ident)
             if parent_id:
                 session.parent_id = parent_id
-                session.relation = "fork" if fork_of else "subagent"
+                # A subagent's own tokens are its parent's bill, forked context or not; a fork the user made is not.
+                session.relation = "fork" if fork_of and not is_subagent(meta) else "subagent"
             parent = sessions.get(parent_id or "")
             if parent is not None and parent is not session:
                 parent.children.append(session)
+                _link_by_task_name(parent, session, meta)
             else:
                 roots.append(session)
         if roots:
             roots[0].problems[:0] = notes
         return roots
+
+
+def _link_by_task_name(parent: Session, child: Session, meta: dict[str, Any]) -> None:
+    """MultiAgent V2 addresses a child by path (`/root/lint_check`), named by the spawn call's
+    `task_name`: the link when no event or output gave the child's thread id."""
+    task = agent_path(meta).rpartition("/")[2]
+    if not task or any(call.child_session_id == child.id for step in parent.steps for call in step.tool_calls):
+        return
+    for step in parent.steps:
+        for call in step.tool_calls:
+            if call.name == "spawn_agent" and call.child_session_id is None and isinstance(call.arguments, dict) \
+                    and call.arguments.get("task_name") == task:
+                call.child_session_id = child.id
+                step.child_session_ids.append(child.id)
+                return
 
 
 def _ident(records: list[Record], path: Path) -> str:
@@ -160,24 +173,6 @@ def _ident(records: list[Record], path: Path) -> str:
             break
     found = _UUID.search(path.name)
     return found.group(0) if found else path.stem
-
-
-def _key(record: Record) -> str:
-    payload = {k: v for k, v in record.payload.items() if k != "_metadata"}
-    return record.kind + json.dumps(payload, sort_keys=True, default=str)
-
-
-def _own_records(records: list[Record], parent: tuple[Path, list[Record], list[Problem]] | None) -> tuple[list[Record], str | None]:
-    """A fork's file starts with its parent's history copied over: keep its meta and what follows."""
-    meta = [r for r in records[:1] if r.kind == "session_meta"]
-    rest = records[len(meta) :]
-    if parent is None:
-        return records, "forked from a session not found here: its copied history is shown too"
-    copied = {_key(r) for r in parent[1]}
-    start = 0
-    while start < len(rest) and (rest[start].kind == "session_meta" or _key(rest[start]) in copied):
-        start += 1
-    return meta + rest[start:], None
 
 
 READER = CodexReader()

@@ -16,11 +16,15 @@ from typing import Any
 
 from replay_site.model import Problem
 from replay_site.readers import jsonl
+from replay_site.readers.files import plain_name
 from replay_site.readers.jsonl import kind_of
 from replay_site.readers.timestamps import utc_time
 
+# codex-rs/history rollout_payload.rs (RolloutItemWire), 2026: every top-level kind.
 ENVELOPE_KINDS = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record"}
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state", "token_usage_record",
+     "inter_agent_communication", "inter_agent_communication_metadata", "retained_context", "security_risk_score",
+     "realtime_item"}
 )
 # Bare ResponseItem types (pre-envelope files and TS `items`): what the model saw and produced.
 ITEM_TYPES = frozenset(
@@ -50,6 +54,7 @@ class Record:
     line: int | None
     timestamp: datetime | None
     label: str  # the file's name as warnings print it
+    ordinal: int | None = None  # paginated rollouts (0.147+) number their lines; not contiguous
 
 
 def shape_of(first: dict[str, Any] | None) -> str | None:
@@ -77,7 +82,7 @@ def shape_of(first: dict[str, Any] | None) -> str | None:
 
 def load_records(path: Path, label: str, problems: list[Problem]) -> list[Record]:
     """Every line (or TS item) of one file as envelope records; bad lines become Problems."""
-    if path.suffix == ".json":
+    if plain_name(path).suffix == ".json":
         return _ts_records(path, label, problems)
     records: list[Record] = []
     shape: str | None = None
@@ -96,7 +101,9 @@ def _normalise(obj: dict[str, Any], number: int, shape: str, label: str) -> list
         if isinstance(obj.get("metadata"), dict):
             # Newest files put history bookkeeping beside the payload; keep it reachable, never needed.
             payload.setdefault("_metadata", obj["metadata"])
-        return [Record(kind, payload, number, stamp, label)]
+        ordinal = obj.get("ordinal")
+        ordinal = ordinal if isinstance(ordinal, int) and not isinstance(ordinal, bool) else None
+        return [Record(kind, payload, number, stamp, label, ordinal)]
     if "record_type" in obj:
         return []  # pre-envelope `{"record_type":"state"}` markers carry nothing to show
     if shape == "simplified":

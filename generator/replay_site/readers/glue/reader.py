@@ -30,7 +30,7 @@ import orjson
 from replay_site.model import Fact, Problem, Session, Step
 from replay_site.readers import FileReader, SessionSource, jsonl
 from replay_site.readers.fields import count, first_request, string, user_prompts
-from replay_site.readers.files import BOM, Head
+from replay_site.readers.files import BOM, Head, plain_name
 from replay_site.readers.glue.steps import StepBuilder, usage_from
 from replay_site.readers.timestamps import parse_time
 
@@ -90,7 +90,7 @@ class GlueReader(FileReader):
         """"folder" for a session folder's conversation.jsonl or meta.json, "file" for other Glue JSONL."""
         if path.name == "meta.json":
             return "folder" if _is_glue_meta(path, head) else None
-        if (path.suffix == ".jsonl" or head.named) and is_glue_row(head.first_object()):
+        if (plain_name(path).suffix == ".jsonl" or head.named) and is_glue_row(head.first_object()):
             return "folder" if path.name == CONVERSATION else "file"
         return None
 

@@ -49,10 +49,17 @@ from replay_site.readers.jsonl import iter_objects
 from replay_site.readers.timestamps import parse_time
 
 CONVERSATION = "conversation.jsonl"
+COPIES = ("branches", "views")  # folders of a conversation's forks and compacted views
 MAX_CONFIG_BYTES = 1 << 20
 ROLES = ("system", "user", "assistant")
 _VERSION = re.compile(r"You are gptme v?([\w.+-]+)")
 _WORKDIR = re.compile(r"\*\*Working Directory:\*\*\s*(\S.*)")
+
+
+def _opens_as_gptme(first: dict[str, Any] | None) -> bool:
+    """A log that starts with gptme's system prompt ("You are gptme v0.x …"): unmistakable by content."""
+    content = first.get("content") if first else None
+    return first is not None and first.get("role") == "system" and isinstance(content, str) and bool(_VERSION.search(content[:2000]))
 
 
 def looks_like_gptme(first: dict[str, Any] | None) -> bool:
@@ -250,6 +257,8 @@ class _Builder:
                 change = file_change(pending.parsed, pending.call.output or "", self.known)
                 if change is not None:
                     pending.call.changes.append(change)
+                    if pending.parsed.tool == "patch":
+                        pending.call.code = None  # the diff says what the ORIGINAL/UPDATED block says: shown once
         self.group, self.step, self.last = [], None, None
 
     def finish(self) -> None:
@@ -302,9 +311,14 @@ class GptmeReader(FileReader):
         return [Path(data).expanduser() / "gptme" / "logs"]
 
     def detect(self, path: Path, head: Head) -> bool | None:
-        # Inside a folder only conversation.jsonl is a log (events.jsonl mirrors it, branches/
-        # are its forks); a file named on its own is taken whatever its name (a copied log).
-        if (path.name == CONVERSATION or head.named) and looks_like_gptme(head.first_object()):
+        # Inside a folder a log is conversation.jsonl (events.jsonl mirrors it, branches/ and
+        # views/ hold its forks and compacted views), or a file of another name that opens with
+        # gptme's own system prompt (a copied or renamed log); a file named on its own is taken
+        # whatever its name.
+        first = head.first_object()
+        if not looks_like_gptme(first):
+            return None
+        if path.name == CONVERSATION or head.named or (path.parent.name not in COPIES and _opens_as_gptme(first)):
             return True
         return None
 
@@ -317,7 +331,7 @@ class GptmeReader(FileReader):
             # A SOURCE may be a folder above the logs dir; a conversation's own folder holds
             # no further conversations (branches/, the workspace symlink).
             paths = []
-            for path in sorted(found, key=lambda p: (len(p.parts), p)):
+            for path in sorted(found, key=lambda p: (len(p.parts), p.name != CONVERSATION, p)):
                 if not any(path.parent.is_relative_to(outer.parent) for outer in paths):
                     paths.append(path)
             paths.sort()

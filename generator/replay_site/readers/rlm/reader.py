@@ -20,7 +20,7 @@ from typing import Literal
 
 from replay_site.model import Fact, Session
 from replay_site.readers import FileReader, SessionSource
-from replay_site.readers.files import Head, read_head
+from replay_site.readers.files import Head, plain_name, read_head
 from replay_site.readers.rlm.native import read_native, read_snapshot
 from replay_site.readers.rlm.runs import read_runs
 from replay_site.readers.rlm.trajectory import read_trajectory
@@ -42,10 +42,10 @@ _SNAPSHOT_HEAD = 4096  # snapshot_id is the first key SessionStore writes; the h
 
 def sniff_head(path: Path, head: Head) -> Shape | None:
     """Which rlm-code shape `path` is, from its first object (or the head of a .json file)."""
-    if path.suffix == ".json":
+    if plain_name(path).suffix == ".json":
         data = head.data[:_SNAPSHOT_HEAD]
         return "snapshot" if data.lstrip().startswith(b"{") and b'"snapshot_id"' in data and b'"session_id"' in data else None
-    if path.suffix != ".jsonl" and not head.named:
+    if plain_name(path).suffix != ".jsonl" and not head.named:
         return None
     first = head.first_object()
     if first is None:

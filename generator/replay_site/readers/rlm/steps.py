@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from replay_site.model import Detail, Fact, Session, Step, ToolCall, Usage, Variable
-from replay_site.readers.fields import count, number, text
+from replay_site.diffs import change_from_texts, diff_texts
+from replay_site.model import Detail, Fact, FileChange, Session, Step, ToolCall, Usage, Variable
+from replay_site.readers.fields import count, number, string, text
 from replay_site.readers.fields import mapping as as_dict
 from replay_site.readers.timestamps import utc_time
 
@@ -111,6 +112,21 @@ def _variables(current: dict[str, Any] | None, previous: dict[str, Any]) -> list
     ]
 
 
+def _changes(action_type: str, action: dict[str, Any]) -> list[FileChange]:
+    """The edits of the DSPy environment's file actions (rlm_code/rlm/environments.py):
+    write_file writes `content` whole (what was there before is not logged); patch_file
+    writes `content` whole, or replaces `search` by `replace`."""
+    path = string(action.get("path"))
+    content, search = string(action.get("content")), string(action.get("search"))
+    if path is None or action_type not in ("write_file", "patch_file"):
+        return []
+    if action_type == "write_file":
+        return [change_from_texts(path, None, content)] if content else []
+    if content:
+        return [FileChange(path, "modify", diff_texts("", content))]
+    return [FileChange(path, "modify", diff_texts(search, text(action.get("replace"))))] if search else []
+
+
 def _tool_call(state: StepState, failed: bool) -> ToolCall | None:
     if state.action_type == "final" or not (state.action_type or state.code):
         return None
@@ -118,11 +134,13 @@ def _tool_call(state: StepState, failed: bool) -> ToolCall | None:
     output = state.output
     if state.error:
         output = f"{output}\n{state.error}" if output and not output.endswith("\n") else output + state.error
+    command = None if state.code else string(state.action.get("command"))
     return ToolCall(
         name=state.action_type or "code",
         arguments=arguments or None,
-        code=state.code or None,
-        language="python" if state.code else None,
+        code=state.code or command,
+        language="python" if state.code else "bash" if command else None,
+        changes=_changes(state.action_type, state.action),
         output=output or None,
         is_error=failed,
         duration_s=state.duration_ms / 1000 if state.duration_ms is not None else None,

@@ -1,0 +1,171 @@
+"""View models of the audit blocks of a session's first page (the ledger of what it touched
+and the "what went wrong" card) and of the site's files.html. Figures come from figures/ledger.py and figures/failures.py;
+here they are written once and linked to the page holding each step."""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong
+from replay_site.figures.ledger import Ledger
+from replay_site.figures.site_files import ChangedFile
+from replay_site.pages import formatting, paging
+
+# A command is shown by its first line, this long at most (the step holds all of it).
+COMMAND_CHARS = 160
+ACTION_CHARS = 120
+# Rows of each ledger table on the page: past this, the first page of a long session would
+# grow with its length; the rest are on their steps.
+LEDGER_ROWS = 1_000
+
+StepHref = Callable[[int], str]
+
+
+@dataclass
+class Jump:
+    number: int
+    href: str
+    label: str  # "#12"
+
+
+@dataclass
+class FileRow:
+    path: str
+    action: str
+    added: str
+    removed: str
+    added_value: int
+    removed_value: int
+    steps: list[Jump]
+
+
+@dataclass
+class CommandRow:
+    command: str
+    exit_code: str
+    exit_value: int  # for sorting: -1 when the log gives none
+    failed: bool
+    duration: str
+    duration_value: float
+    step: Jump
+
+
+@dataclass
+class LedgerView:
+    files: list[FileRow]
+    commands: list[CommandRow]
+    files_line: str  # "2 files changed, 1 read"
+    commands_line: str  # "3 commands, 1 failed"
+    files_left: str | None  # "the first 1,000 of 1,234 files" when the table is cut
+    commands_left: str | None
+
+
+@dataclass
+class GroupRow:
+    label: str  # "Read error × 460"
+    first: Jump
+    last: Jump | None  # None when the group is one failure
+
+
+@dataclass
+class CardView:
+    step: Jump
+    what: str  # "Bash exit 1", "step error"
+    action: str
+    tail: str
+    next: tuple[Jump, str] | None
+    verdict: str  # "Failed at #4, fixed at #7, passing again at #8."
+    recovered: bool
+    fixed: tuple[Jump, str] | None
+    passed: tuple[Jump, str] | None
+    passed_label: str  # "Passing again", or "Recovered" after a step error
+    groups: list[GroupRow]
+
+
+def short(text: str, limit: int) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    more = line != text.strip()
+    if len(line) > limit:
+        return line[: limit - 1].rstrip() + "…"
+    return line + (" …" if more else "")
+
+
+def _jump(number: int, href: StepHref) -> Jump:
+    return Jump(number, href(number), f"#{number}")
+
+
+def ledger_view(found: Ledger, href: StepHref) -> LedgerView:
+    files = [FileRow(t.path, t.action, f"+{t.added:,}" if t.changed else "", f"−{t.removed:,}" if t.changed else "",
+                     t.added, t.removed, [_jump(n, href) for n in t.steps]) for t in found.files[:LEDGER_ROWS]]
+    commands = [CommandRow(short(run.command, COMMAND_CHARS), "—" if run.exit_code is None else str(run.exit_code),
+                           -1 if run.exit_code is None else run.exit_code, run.failed,
+                           formatting.duration(run.duration_s), -1 if run.duration_s is None else run.duration_s, _jump(run.step, href))
+                for run in found.commands[:LEDGER_ROWS]]
+    changed = len(found.changed_files)
+    read = len(found.files) - changed
+    files_line = ", ".join(part for part in (formatting.counted(changed, "file") + " changed" if changed else "",
+                                             f"{read:,} read" if read else "") if part)
+    failed = found.failed_commands
+    commands_line = formatting.counted(len(found.commands), "command") + (f", {failed:,} failed" if failed else "")
+    return LedgerView(files, commands, files_line, commands_line, _left(len(found.files), "file"), _left(len(found.commands), "command"))
+
+
+def _left(total: int, noun: str) -> str | None:
+    return f"the first {LEDGER_ROWS:,} of {total:,} {noun}s" if total > LEDGER_ROWS else None
+
+
+def _then(aftermath: Aftermath | None, href: StepHref) -> tuple[Jump, str] | None:
+    return (_jump(aftermath.step, href), short(aftermath.action, ACTION_CHARS)) if aftermath else None
+
+
+def card_view(found: WhatWentWrong, href: StepHref) -> CardView:
+    first = found.first
+    verdict = [f"Failed at #{first.step}"]
+    if found.fixed:
+        verdict.append(f"fixed at #{found.fixed.step}")
+    if found.passed:
+        verdict.append(f"{'recovered' if first.tool == STEP_ERROR else 'passing again'} at #{found.passed.step}")
+    else:
+        verdict.append("not run successfully again" if first.key[0] == "command" else "not recovered")
+    groups = [GroupRow(f"{group.tool} {group.kind} × {group.count:,}", _jump(group.first, href),
+                       _jump(group.last, href) if group.last != group.first else None) for group in found.groups]
+    return CardView(
+        step=_jump(first.step, href), what=first.tool if first.tool == STEP_ERROR else f"{first.tool} {first.kind}",
+        action=short(first.action, COMMAND_CHARS), tail="\n".join(first.tail), next=_then(found.next, href),
+        verdict=", ".join(verdict) + ".", recovered=found.recovered, fixed=_then(found.fixed, href),
+        passed=_then(found.passed, href), passed_label="Recovered" if first.tool == STEP_ERROR else "Passing again", groups=groups,
+    )
+
+
+@dataclass
+class FileSessionRow:
+    title: str
+    href: str
+    change: str  # "+3 −1"
+    steps: list[Jump]
+
+
+@dataclass
+class FileIndexRow:
+    path: str
+    added: str
+    removed: str
+    net: str
+    net_value: int
+    sessions: list[FileSessionRow]
+
+
+def files_page_rows(files: list[ChangedFile], page_path: str = "files.html") -> list[FileIndexRow]:
+    """files.html: each changed path, its net lines and the sessions and steps that changed it."""
+    rows = []
+    for entry in files:
+        sessions = []
+        for found in entry.sessions:
+            slug = posixpath.splitext(posixpath.basename(found.summary.page))[0]
+            sessions.append(FileSessionRow(found.summary.title, paging.relative(found.summary.page, page_path),
+                                           f"+{found.added:,} −{found.removed:,}",
+                                           [_jump(n, lambda n, slug=slug: paging.step_href(slug, n, page_path)) for n in found.steps]))
+        rows.append(FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}",
+                                 f"{entry.net:+,}".replace("-", "−"), entry.net, sessions))
+    return rows
