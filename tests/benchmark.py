@@ -1,7 +1,7 @@
 """Build-speed benchmark (not a test: speed is measured here, never asserted in tests).
 
     python tests/benchmark.py --size small|medium|large [--formats claude gptme codex] [--runs 3]
-                              [--jobs 0] [--keep DIR] [--long] [--huge LOG]
+                              [--jobs 0] [--keep DIR] [--long] [--huge LOG] [--huge-message MB] [--huge-output MB]
 
 Generates a deterministic corpus (tests/benchmark_corpus.py), then times, each as a fresh
 `replay-site build` process (the console entry, so imports count): a cold build (empty
@@ -35,7 +35,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 import benchmark_corpus  # noqa: E402
-from gen_long_session import write_long_claude_session  # noqa: E402
+from gen_long_session import write_huge_line_session, write_long_claude_session  # noqa: E402
 
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 LONG_STEPS = (10_000, 50_000)
@@ -144,8 +144,10 @@ class Bench:
         self.work, self.jobs = work, jobs
         # A cold build starts without replay-site's cache; the secret scanner's compiled rules
         # (kingfisher's own disk cache, ~4 s to make once per machine) are kept apart and kept.
-        self.env = {**os.environ, "PYTHONPATH": str(generator), "XDG_CACHE_HOME": str(work / "cache"),
-                    "KF_RULE_CACHE_DIR": str(work / "scanner-cache")}
+        # Bytecode is written and used, as an installed replay-site's is (with
+        # PYTHONDONTWRITEBYTECODE set, every run compiled the package again: ~1 s of a rebuild).
+        self.env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(generator),
+                    "XDG_CACHE_HOME": str(work / "cache"), "KF_RULE_CACHE_DIR": str(work / "scanner-cache")}
 
     def build(self, corpus: Path, out: Path) -> dict[str, float]:
         result = measure([sys.executable, "-c", ENTRY, "build", str(corpus), "-o", str(out), "-q", "-j", str(self.jobs)], self.env)
@@ -213,6 +215,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="-j for replay-site (0 = auto)")
     parser.add_argument("--long", action="store_true", help="also time one generated session of 10,000 and one of 50,000 steps")
     parser.add_argument("--huge", type=Path, metavar="LOG", help="also time a build of this one log (e.g. the 200 MB single-session one)")
+    parser.add_argument("--huge-message", type=int, metavar="MB", help="also time a session with one assistant message of MB megabytes")
+    parser.add_argument("--huge-output", type=int, metavar="MB", help="also time a session with one tool-result line of MB megabytes")
     parser.add_argument("--peers", action="store_true", help="also time claude-code-log / claude-code-transcripts when installed")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (the corpus is reused)")
     parser.add_argument("--generator", type=Path, default=GENERATOR, help="the replay_site package's parent folder to time")
@@ -267,6 +271,12 @@ def run(work: Path, args: argparse.Namespace) -> None:
     if args.huge:
         size = args.huge.stat().st_size if args.huge.is_file() else folder_bytes(args.huge)
         print(one_session_row(bench, f"{args.huge.name} ({size / 2**20:.0f} MiB), cold", args.huge, work / "huge-site", args.runs))
+    for kind, megabytes in (("message", args.huge_message), ("output", args.huge_output)):
+        if megabytes:
+            log = work / f"huge-{kind}-{megabytes}" / "-home-dev-long" / "huge.jsonl"
+            if not log.is_file():
+                write_huge_line_session(log, **{f"{kind}_mb": megabytes})
+            print(one_session_row(bench, f"one {megabytes} MB {kind} line, cold", log.parents[1], work / "huge-site", args.runs))
     if args.peers:
         for name, figures in peers(corpus, work).items():
             print(row(f"{name}, cold (Claude part)", figures, floor_wall))

@@ -1,6 +1,7 @@
 """A long Claude Code session, written deterministically, for page and speed measurements.
 
     python tests/gen_long_session.py OUT.jsonl [--steps 10000]
+    python tests/gen_long_session.py OUT.jsonl --huge-message 50 | --huge-output 300
 
 Each assistant turn is one API response with a text block and a tool call (Bash, Read, Edit or
 Write in turn), answered by a tool result on a user line; every 25th turn starts with a user
@@ -112,6 +113,37 @@ def write_long_claude_session(path: Path, steps: int = 10000, progress: int = 0)
     return path
 
 
+def _filler(megabytes: int, prefix: str) -> str:
+    """About `megabytes` MB of numbered lines (no two alike, as a real output's)."""
+    line = " the quick brown fox jumps over the lazy dog, then checks the build log again\n"
+    count = megabytes * 1_000_000 // (len(line) + len(prefix) + 8)
+    return "".join(f"{prefix} {k:07d}{line}" for k in range(count))
+
+
+def write_huge_line_session(path: Path, message_mb: int = 0, output_mb: int = 0) -> Path:
+    """A short Claude Code log with one huge line: an assistant message of `message_mb` MB, or
+    a Bash result whose line is `output_mb` MB (its output written twice, as Claude Code does:
+    in the tool_result and in toolUseResult's stdout)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        writer = _Writer(out)
+        writer.line("user", {"role": "user", "content": "Run the build and tell me what it printed."})
+        usage = {"input_tokens": 3, "cache_read_input_tokens": 20000, "output_tokens": 80}
+        blocks = [{"type": "text", "text": _filler(message_mb, "said") if message_mb else "Running it."},
+                  {"type": "tool_use", "id": "toolu_huge", "name": "Bash", "input": {"command": "make all", "description": "build"}}]
+        for block in blocks:
+            writer.line("assistant", {"model": MODEL, "id": "msg_huge", "type": "message", "role": "assistant", "content": [block],
+                                      "stop_reason": None, "stop_sequence": None, "usage": usage}, requestId="req_huge")
+        stdout = _filler(output_mb // 2, "out") if output_mb else "done\n"
+        writer.line("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_huge", "content": stdout, "is_error": False}]},
+                    toolUseResult={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False})
+        writer.line("assistant", {"model": MODEL, "id": "msg_end", "type": "message", "role": "assistant",
+                                  "content": [{"type": "text", "text": "The build passed."}], "stop_reason": "end_turn",
+                                  "stop_sequence": None, "usage": usage}, requestId="req_end")
+    return path
+
+
 def build_long_site(folder: Path, steps: int) -> tuple[Path, Path]:
     """A site of one generated session of `steps` steps under `folder`: (site root, its first page)."""
     from replay_site.build import pipeline
@@ -128,8 +160,13 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--steps", type=int, default=10000)
     parser.add_argument("--progress", type=int, default=0, help="progress lines after each tool call")
+    parser.add_argument("--huge-message", type=int, default=0, metavar="MB", help="instead: a short session with one assistant message of MB megabytes")
+    parser.add_argument("--huge-output", type=int, default=0, metavar="MB", help="instead: a short session with one tool-result line of MB megabytes")
     args = parser.parse_args()
-    write_long_claude_session(args.out, args.steps, args.progress)
+    if args.huge_message or args.huge_output:
+        write_huge_line_session(args.out, args.huge_message, args.huge_output)
+    else:
+        write_long_claude_session(args.out, args.steps, args.progress)
 
 
 if __name__ == "__main__":

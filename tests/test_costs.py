@@ -10,8 +10,12 @@ base tier; `genai_prices/data.py`):
 from __future__ import annotations
 
 import copy
+import os
+import pickle
 import socket
-from datetime import UTC, datetime
+import subprocess
+import sys
+from datetime import UTC, datetime, time, timedelta, timezone
 from pathlib import Path
 
 import genai_prices
@@ -24,6 +28,7 @@ from replay_site.costs import (
     load_price_overrides,
     price_session,
     pricing_source,
+    table,
 )
 from replay_site.model import Cost, Session, Step, Usage
 
@@ -273,7 +278,7 @@ def _mixed_session() -> Session:
 def test_deterministic_and_idempotent():
     first, second = _mixed_session(), _mixed_session()
     price_session(first)
-    costs._resolve.cache_clear()  # a cold cache must not change anything
+    table.resolve.cache_clear()  # a cold cache must not change anything
     price_session(second)
     assert [s.cost for s in first.steps] == [s.cost for s in second.steps]
     again = copy.deepcopy(first)
@@ -287,11 +292,11 @@ def test_never_touches_the_network(monkeypatch: pytest.MonkeyPatch):
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    costs._resolve.cache_clear()
+    table.resolve.cache_clear()
     session = _mixed_session()
     price_session(session)
     assert session.cost.priced_steps > 0
-    assert costs.load_price_table().from_auto_update is False  # our own bundled snapshot, not UpdatePrices'
+    assert table.load_price_table().from_auto_update is False  # our own bundled snapshot, not UpdatePrices'
 
 
 def test_ten_thousand_steps_look_each_model_up_once():
@@ -300,15 +305,15 @@ def test_ten_thousand_steps_look_each_model_up_once():
     models = ["claude-sonnet-4-5-20250929", "openai/gpt-5.5", "local/unpriced"]
     steps = [Step("assistant", model=models[i % 3], usage=Usage(input=100, output=50)) for i in range(10_000)]
     session = Session("big", "test", steps=steps)
-    costs._resolve.cache_clear()
+    table.resolve.cache_clear()
     price_session(session)
-    info = costs._resolve.cache_info()
+    info = table.resolve.cache_info()
     assert (info.misses, info.hits) == (3, 9_997)
     assert session.cost.priced_steps == 6_667 and session.cost.unpriced_steps == 3_333
 
 
 def test_step_arithmetic_equals_genai_prices_for_every_model_in_the_table():
-    """costs._Plan replaces genai-prices' per-call unit resolution with sums worked out once
+    """costs.table.Plan replaces genai-prices' per-call unit resolution with sums worked out once
     per price set; it must give the library's own Decimal total, to the last digit, for every
     model and price period of the pinned table and usages on both sides of every tier
     (200,001 input tokens crosses the common 200k cliff; cached input counts toward it)."""
@@ -317,7 +322,7 @@ def test_step_arithmetic_equals_genai_prices_for_every_model_in_the_table():
               Usage(input=10, cache_read=1_000_000, cache_write_5m=5, cache_write_1h=3_000_000, output=2)]
     moments = [datetime(2024, 6, 1, 3, tzinfo=UTC), datetime(2026, 1, 15, 17, 30, tzinfo=UTC), costs._UNDATED]
     compared = 0
-    for provider in costs.load_price_table().providers:
+    for provider in table.load_price_table().providers:
         for model in provider.models:
             for moment in moments:
                 prices = model.get_prices(moment)
@@ -325,9 +330,68 @@ def test_step_arithmetic_equals_genai_prices_for_every_model_in_the_table():
                     continue
                 for usage in usages:
                     try:
-                        expected = model.calc_price(costs._genai_usage(usage), provider, genai_request_timestamp=moment).total_price
+                        expected = model.calc_price(table.genai_usage(usage), provider, genai_request_timestamp=moment).total_price
                     except ValueError:
                         expected = None
-                    assert costs._plan(prices).usd(usage) == expected, (provider.id, model.id, moment, usage)
+                    assert table.plan_or_none(prices).usd(usage) == expected, (provider.id, model.id, moment, usage)
                     compared += 1
     assert compared > 1000
+
+
+def test_the_memo_s_plain_prices_pick_the_table_s_price_set_at_every_moment():
+    """The price memo keeps each model as plain data (costs.table.Priced): its price periods and
+    their constraints (start dates, daily off-peak windows) must pick the same price set as
+    the table's own ModelInfo.get_prices at every moment tried: every half hour of a day, in
+    UTC, naive (read as UTC) and at -07:00, and the day before and the day of every start
+    date; and they survive the memo's pickle unchanged."""
+    west = timezone(timedelta(hours=-7))
+    day = [datetime(2026, 1, 15, tzinfo=UTC) + timedelta(minutes=30 * half) for half in range(48)]
+    everyday = day + [moment.replace(tzinfo=None) for moment in day] + [moment.astimezone(west) for moment in day] + [costs._UNDATED]
+    windows = compared = 0
+    for provider in table.load_price_table().providers:
+        for model in provider.models:
+            priced = table.priced(model)
+            assert pickle.loads(pickle.dumps(priced)) == priced
+            constraints = [constraint for constraint, _ in priced.periods if constraint is not None]
+            windows += sum(isinstance(constraint, table.TimeOfDay) for constraint in constraints)
+            starts = [datetime.combine(constraint.start + timedelta(days=shift), time(0, 30), UTC)
+                      for constraint in constraints if isinstance(constraint, table.StartDate) for shift in (-1, 0)]
+            for moment in everyday + starts:
+                assert priced.plan_at(moment) == table.plan_or_none(model.get_prices(moment)), (provider.id, model.id, moment)
+                compared += 1
+    assert windows > 0 and compared > 10_000  # off-peak windows are in the table, so they were tried
+
+
+PRICE_ONCE = """
+import sys
+from datetime import UTC, datetime
+from replay_site.costs import price_session
+from replay_site.model import Session, Step, Usage
+models = ("claude-sonnet-4-5-20250929", "openai/gpt-5.5", "local/unpriced")
+steps = [Step("assistant", timestamp=datetime(2026, 1, 15, 12, tzinfo=UTC), model=model,
+              usage=Usage(input=1000, output=100, cache_read=5000)) for model in models]
+price_session(Session("s", "test", steps=steps))
+print(repr([step.cost for step in steps]), "genai_prices" in sys.modules)
+"""
+
+
+def test_a_run_pricing_only_models_priced_before_does_not_load_the_table(tmp_path):
+    """Hand-worked: 1,000 uncached input, 100 output and 5,000 cache-read tokens cost
+    1000*3 + 100*15 + 5000*0.3 = 6,000 millionths of a dollar on claude-sonnet-4-5 and
+    1000*5 + 100*30 + 5000*0.5 = 10,500 on gpt-5.5; local/unpriced is unknown. The first run
+    looks them up in genai-prices' table, the second finds them in the memo without importing
+    genai-prices, and a damaged memo only sends the run back to the table."""
+    env = {**os.environ, "PYTHONPATH": str(Path(costs.__file__).parents[2]), "XDG_CACHE_HOME": str(tmp_path)}
+
+    def run() -> tuple[str, str]:
+        result = subprocess.run([sys.executable, "-c", PRICE_ONCE], check=False, env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return tuple(result.stdout.strip().rsplit(" ", 1))
+
+    expected = repr([Cost(0.006, "estimate"), Cost(0.0105, "estimate"), Cost.unknown()])
+    assert run() == (expected, "True")
+    assert run() == (expected, "False")
+    for memo in (tmp_path / "replay-site").glob("prices-*.pickle"):
+        memo.write_bytes(b"not a pickle")
+    assert run() == (expected, "True")
+    assert run() == (expected, "False")

@@ -3,12 +3,15 @@ and the site comes out exactly as a full build would. A build reads each log onc
 from __future__ import annotations
 
 import os
+import random
 import shutil
 from pathlib import Path
 
 import pytest
+from benchmark_corpus import claude_corpus, claude_turn
 
 from replay_site.build import pipeline as site
+from replay_site.costs import table
 from replay_site.pages.render import Renderer
 
 DATA = Path(__file__).parent / "data"
@@ -163,3 +166,28 @@ def test_discovery_reads_only_the_heads_of_changed_files(logs, tmp_path, monkeyp
     assert heads == ["conversation.jsonl"]
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)
+
+
+def test_an_appended_turn_priced_from_the_price_memo_gives_the_site_of_a_full_build(tmp_path, monkeypatch):
+    """The rebuild after one appended Claude Code turn prices it from the price memo alone
+    (the table refuses to load, as in a fresh process that never imports genai-prices), and
+    its site is byte for byte the one a full build with the table makes."""
+    logs, out, full = tmp_path / "logs", tmp_path / "site", tmp_path / "full"
+    claude_corpus(logs, 3, 1, 6)
+    site.build([logs], out, site.BuildOptions())
+    victim = min(path for path in logs.rglob("*.jsonl") if "subagents" not in path.parts)
+    with victim.open("a") as stream:
+        stream.write(claude_turn(random.Random(5), victim))
+    table.resolve.cache_clear()
+    table._memo.cache_clear()  # as a new process: only the memo file
+
+    def refuse():
+        raise AssertionError("the price table was loaded for models the memo has")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(table, "load_price_table", refuse)
+        site.build([logs], out, site.BuildOptions())
+    table.resolve.cache_clear()
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(out) == snapshot(full)
+    assert b"$" in (out / "index.html").read_bytes()  # costs were there to compare

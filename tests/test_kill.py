@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processtools import command, descendants, survivors, workers_in
 from publishtools import DATA, copy_logs, siblings, snapshot
 
 from replay_site.build import pipeline as site
@@ -28,45 +29,6 @@ pytestmark = pytest.mark.slow  # processes killed and waited for: minutes, CI ru
 TRIALS = 10
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes through /proc")
-
-
-def children_of() -> dict[int, list[int]]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    return children
-
-
-def descendants(pid: int) -> set[int]:
-    tree, found, todo = children_of(), set(), [pid]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def survivors(pids: set[int], seconds: float = 5.0) -> set[int]:
-    """Those of `pids` still running after giving them `seconds` to go."""
-    deadline = time.monotonic() + seconds
-    alive = {pid for pid in pids if running(pid)}
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = {pid for pid in alive if running(pid)}
-    return alive
 
 
 def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = (), pause: float = 0.0) -> int:
@@ -161,7 +123,7 @@ def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild, jobs):
     restore()
     pid = fork_build(logs, out, cli=("-j", jobs, "--full"), pause=0.2)
     deadline = time.monotonic() + 30
-    while not siblings(out) or (jobs != "1" and not _workers_in(descendants(pid))):
+    while not siblings(out) or (jobs != "1" and not workers_in(descendants(pid))):
         assert time.monotonic() < deadline, "the build did not start"  # staging (and the workers) are up
         time.sleep(0.01)
     time.sleep(0.1)
@@ -178,32 +140,17 @@ def test_ctrl_c_stops_the_build_and_leaves_the_old_site(rebuild, jobs):
     assert not survivors(family)
 
 
-def _workers_in(family: set[int]) -> bool:
-    """Whether a worker runs among `family`: spawned, or forked by the build's fork server
-    (which shares its command line with the workers it forks)."""
-    commands = [_command(pid) for pid in family]
-    return any("spawn_main" in command for command in commands) \
-        or sum("multiprocessing.forkserver" in command for command in commands) >= 2
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return ""
-
-
 def test_workers_and_the_resource_tracker_die_with_a_killed_build(rebuild):
     """A fresh interpreter (so the build starts its own resource tracker), killed with -9
     while its workers run: nothing it started stays."""
     logs, out, old, new, restore, _seconds = rebuild
     restore()
-    command = [sys.executable, "-c", "from replay_site.cli.app import app; app(prog_name='replay-site')",
-               "build", str(logs), "-o", str(out), "-q", "-j", "2"]
-    build = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    line = [sys.executable, "-c", "from replay_site.cli.app import app; app(prog_name='replay-site')",
+            "build", str(logs), "-o", str(out), "-q", "-j", "2"]
+    build = subprocess.Popen(line, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     family: set[int] = set()
-    while not (_workers_in(family) and any("resource_tracker" in _command(pid) for pid in family)):
+    while not (workers_in(family) and any("resource_tracker" in command(pid) for pid in family)):
         assert build.poll() is None, "the build ended before its workers were seen"
         assert time.monotonic() < deadline, "the build started no worker"
         time.sleep(0.05)

@@ -17,6 +17,8 @@ import ctypes
 import ctypes.util
 import gc
 import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.resource_tracker
 import os
 import select
 import signal
@@ -105,6 +107,7 @@ class WorkerPool(ProcessPoolExecutor):
     (Ctrl-C, a write error), kills its workers instead of waiting for their tasks."""
 
     def __init__(self, workers: int, mp_context) -> None:
+        self._helpers_before = _helpers_running()  # the pool's queues start the tracker
         super().__init__(workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
 
     def submit(self, *args, **kwargs):
@@ -118,6 +121,12 @@ class WorkerPool(ProcessPoolExecutor):
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def __exit__(self, exc_type, exc, traceback):
+        try:
+            return self._stop_workers(exc_type, exc, traceback)
+        finally:
+            _stop_helpers(self._helpers_before)
+
+    def _stop_workers(self, exc_type, exc, traceback):
         if exc_type is None:
             return super().__exit__(exc_type, exc, traceback)
         # the executor has no public way to stop running tasks; its process table is the way in
@@ -128,6 +137,26 @@ class WorkerPool(ProcessPoolExecutor):
         for process in processes:
             process.join(1)
         return False
+
+
+def _helpers_running() -> tuple[bool, bool]:
+    """Whether the fork server and the resource tracker (multiprocessing's helper processes,
+    started with the first worker) are already running in this process."""
+    return (getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None) is not None,
+            getattr(multiprocessing.resource_tracker._resource_tracker, "_fd", None) is not None)
+
+
+def _stop_helpers(before: tuple[bool, bool]) -> None:
+    """Stop and wait for the helper processes this pool started. Left alone they would end
+    only after this process, so that a build's processes outlived `replay-site build` (and
+    lived as long as the process that called build() in-process). The next pool starts them
+    again. (Python has no public way to stop them: `_stop` is what its own tests use.)"""
+    forkserver_before, tracker_before = before
+    if not forkserver_before:
+        getattr(multiprocessing.forkserver._forkserver, "_stop", lambda: None)()
+    if not tracker_before:
+        gc.collect()  # the queues' semaphores unregister from the tracker when collected
+        getattr(multiprocessing.resource_tracker._resource_tracker, "_stop", lambda: None)()
 
 
 class InlineExecutor:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import gc
 import signal
 
-from replay_site import costs
 from replay_site.build import pipeline, spool  # noqa: F401 (what worker tasks run)
+from replay_site.costs.table import load_price_table
 from replay_site.figures import summary  # noqa: F401
 from replay_site.pages import render, search  # noqa: F401
 from replay_site.readers import registry
@@ -19,7 +19,7 @@ from replay_site.redact.detect import load_scanner
 
 # Each only warms a cache: what fails here fails again in the worker that needs it, which
 # reports it the way the build always does (a fork server that died would only lose the build).
-for warm_up in (registry, costs.load_price_table, load_scanner):  # every reader, the prices, the catalogue
+for warm_up in (registry, load_price_table, load_scanner):  # every reader, the prices, the catalogue
     try:
         warm_up()
     except Exception:  # noqa: BLE001 (see above)

@@ -89,9 +89,11 @@ def _assign(global_name: str, key: str, value: object) -> bytes:
     return _assign_json(global_name, key, orjson.dumps(value))
 
 
-def _assign_json(global_name: str, key: str, value: bytes) -> bytes:
-    return (b"(window." + global_name.encode() + b"=window." + global_name.encode() + b"||{})["
-            + orjson.dumps(key) + b"]=" + value + b";\n")
+def _assign_json(global_name: str, key: str, *value: bytes) -> bytes:
+    """The script, with `value` given in parts: joined once, so a shard of a huge step is
+    copied once (each `+` copied all of it again)."""
+    name = global_name.encode()
+    return b"".join([b"(window.", name, b"=window.", name, b"||{})[", orjson.dumps(key), b"]=", *value, b";\n"])
 
 
 class SessionShard:
@@ -118,7 +120,9 @@ class SessionShard:
 
     def files(self) -> dict[str, bytes]:
         """The shard and the word list, by site path."""
-        shard = _assign_json("REPLAY_SHARDS", self.slug, b"[" + b",".join(self.parts) + b"]")
+        commas = [b","] * (2 * len(self.parts) - 1)
+        commas[::2] = self.parts
+        shard = _assign_json("REPLAY_SHARDS", self.slug, b"[", *commas, b"]")
         # filtered once the words are unique: a session repeats most of its words many times
         listed = sorted(word for word in self.words if 1 < len(word) <= MAX_WORD)
         return {shard_name(self.slug): shard, terms_name(self.slug): "\n".join(listed).encode()}

@@ -12,6 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from replay_site import cache_folder
+
 # Logs up to this size are hashed whole; larger ones by their first and last EDGE_BYTES and
 # their size (an append always changes the size; hashing a 30 MB log whole on every
 # touch would cost more than the rest of a no-op rebuild).
@@ -20,11 +22,6 @@ EDGE_BYTES = 256 << 10
 
 # The files and folders under a build's inputs, in walk order (tree_listing).
 Listing = list[list]
-
-
-def cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "replay-site"
 
 
 def tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) -> str:

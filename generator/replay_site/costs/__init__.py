@@ -20,10 +20,14 @@ as written ("local/mock-model"), the same without its provider prefix
 A missing cache rate falls back to what the provider would otherwise bill those
 tokens as (plain input), so an override never makes cached tokens free by omission.
 
+Lookups in the table are remembered between runs (the price memo, in replay-site's cache
+folder, as plain data), so that a build pricing only models it priced before does not load
+genai-prices at all.
+
 genai-prices' token convention (checked in tests/test_costs.py): its
 `input_tokens` is the TOTAL input, cache reads and writes included, and
 `cache_write_tokens` is the total of both cache lifetimes. Our `Usage.input` is
-uncached input only, so `_genai_usage` adds the cache counts back in; passing
+uncached input only, so `table.genai_usage` adds the cache counts back in; passing
 `Usage.input` straight through would raise (cache > input) or underbill.
 """
 from __future__ import annotations
@@ -32,16 +36,11 @@ import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from replay_site.costs.table import resolve, table_version
 from replay_site.model import Cost, Session, Step, Usage
-
-if TYPE_CHECKING:
-    from genai_prices import types as gp
-    from genai_prices.data_snapshot import DataSnapshot
 
 __all__ = [
     "ModelRates",
@@ -55,17 +54,6 @@ __all__ = [
 
 _MTOK = Decimal(1_000_000)
 
-
-@lru_cache(maxsize=1)
-def load_price_table() -> DataSnapshot:
-    """Our own snapshot of the bundled table rather than `genai_prices.calc_price`: that goes
-    through a process-wide snapshot which `UpdatePrices` may swap for one fetched over the
-    network. Pricing must be offline and reproducible. Loaded on first use: importing the
-    table costs more than a whole rebuild with nothing to price."""
-    from genai_prices import data
-    from genai_prices.data_snapshot import DataSnapshot
-
-    return DataSnapshot(providers=data.providers, from_auto_update=False)
 
 # Steps with no timestamp are priced at one fixed instant instead of "now" (the
 # library default), so the same input always builds the same figures. Far in
@@ -170,7 +158,7 @@ def pricing_source(book: PriceBook | None = None) -> str:
 
     Only the overrides file's name is given: built pages never carry absolute paths.
     """
-    source = f"genai-prices {version('genai-prices')}"
+    source = f"genai-prices {table_version()}"
     if book is not None and book.path is not None:
         source += f" + overrides {book.path.name}"
     return source
@@ -200,135 +188,16 @@ def price_step(step: Step, book: PriceBook, fallback_model: str | None = None) -
     if not model:
         return Cost.unknown()
     bare = _without_provider(model)
-    resolved = _resolve(model)
-    rates = book.rates_for(model, bare, resolved[1].id if resolved else None)
+    resolved = resolve(model)
+    rates = book.rates_for(model, bare, resolved.model_id if resolved else None)
     if rates is not None:
         return Cost(rates.usd(step.usage), "estimate")
     if resolved is None:
         return Cost.unknown()
-    usd = _genai_usd(resolved, step.usage, step.timestamp or _UNDATED)
-    return Cost.unknown() if usd is None else Cost(usd, "estimate")
+    plan = resolved.plan_at(step.timestamp or _UNDATED)
+    usd = None if plan is None else plan.usd(step.usage)
+    return Cost.unknown() if usd is None else Cost(float(usd), "estimate")
 
 
 def _without_provider(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
-
-
-# Readers hand us the same few model strings thousands of times; a failed lookup
-# in genai-prices scans every provider and is not cached there, so cache both
-# hits and misses here. Bounded: model strings come from untrusted logs.
-@lru_cache(maxsize=1024)
-def _resolve(model: str) -> tuple[gp.Provider, gp.ModelInfo] | None:
-    """genai-prices' provider and model for a model string, honouring a "provider/" prefix."""
-    from genai_prices.data_snapshot import find_provider_by_id
-
-    snapshot = load_price_table()
-    attempts: list[tuple[str, str | None]] = []
-    if "/" in model:
-        prefix, rest = model.split("/", 1)
-        # "anthropic/claude-..." is a provider hint; "local/x" is not a provider, just a name.
-        if find_provider_by_id(snapshot.providers, prefix):
-            attempts.append((rest, prefix))
-        attempts.append((rest, None))
-    attempts.append((model, None))
-    # Bedrock ids ("jp.anthropic.claude-haiku-4-5-20251001-v1:0", logged behind a
-    # "converse/" API prefix) only resolve with AWS named as the provider.
-    attempts.extend((name, "aws") for name, _ in list(attempts) if "." in name)
-    for model_ref, provider_id in attempts:
-        try:
-            return snapshot.find_provider_model(model_ref, None, provider_id, None)
-        except LookupError:
-            continue
-    return None
-
-
-def _genai_usage(usage: Usage) -> gp.Usage:
-    """Our usage in genai-prices' terms: input and cache writes are totals there (see module doc)."""
-    from genai_prices.types import Usage as GenaiUsage
-
-    cache_write = usage.cache_write_5m + usage.cache_write_1h
-    return GenaiUsage(
-        input_tokens=usage.input + usage.cache_read + cache_write,
-        output_tokens=usage.output,  # includes reasoning; reasoning is not passed, so never billed twice
-        cache_read_tokens=usage.cache_read,
-        cache_write_tokens=cache_write,
-        cache_write_5m_tokens=usage.cache_write_5m,
-        cache_write_1h_tokens=usage.cache_write_1h,
-    )
-
-
-def _genai_usd(resolved: tuple[gp.Provider, gp.ModelInfo], usage: Usage, when: datetime) -> float | None:
-    provider, model = resolved
-    # A table entry without token rates (image or per-request models) would
-    # compute $0 for tokens: that is "no price", not "free".
-    prices = model.get_prices(when)
-    if prices.input_mtok is None and prices.output_mtok is None:
-        return None
-    usd = _plan(prices).usd(usage)
-    return None if usd is None else float(usd)
-
-
-@dataclass(frozen=True)
-class _PricedUnit:
-    price: Decimal | gp.TieredPrices
-    per: int
-    per_request: bool
-    shares: tuple[int, ...]  # how many of this unit one token of each _FIELDS field is
-
-
-# Our usage fields, in the order _PricedUnit.shares gives them.
-_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """One genai-prices price set as plain arithmetic. genai-prices validates the set,
-    resolves its units and splits the usage into units on every call, which costs more than
-    reading the step; all of that depends on the price set alone, so it is done once here
-    and a step costs a few Decimal products. The sums are the library's own, term by term
-    and in its order (tests/test_costs.py checks every model of the table against it)."""
-
-    units: tuple[_PricedUnit, ...]
-
-    def usd(self, usage: Usage) -> Decimal | None:
-        counts = tuple(getattr(usage, name) for name in _FIELDS)
-        total_input = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
-        total = Decimal(0)
-        for unit in self.units:
-            count = 1 if unit.per_request else sum(share * count for share, count in zip(unit.shares, counts))
-            if count < 0:
-                return None  # corrupt counts (e.g. negative): unknown, not a crash or $0
-            total += _unit_price(unit.price, total_input) * Decimal(count) / unit.per
-        return total
-
-
-def _unit_price(price: Decimal | gp.TieredPrices, total_input: int) -> Decimal:
-    """A tiered price applies its highest tier whose start the request's whole input passes."""
-    if isinstance(price, Decimal):
-        return price
-    return next((tier.price for tier in reversed(price.tiers) if total_input > tier.start), price.base)
-
-
-# Keyed by identity: price sets are objects of the bundled table, a few dozen in use at most.
-_PLANS: dict[int, tuple[gp.ModelPrice, _Plan]] = {}
-
-
-def _plan(prices: gp.ModelPrice) -> _Plan:
-    if (known := _PLANS.get(id(prices))) is not None and known[0] is prices:
-        return known[1]
-    # genai-prices' own unit resolution (pinned version): which units the set prices, and
-    # how a token of each of our fields splits among them (the split is linear).
-    from genai_prices import types as gp
-    from genai_prices.units import _get_registry
-    from genai_prices.validation import validate_priced_units
-
-    registry = _get_registry()
-    resolved = gp._collect_resolved_model_prices(prices, registry)
-    validate_priced_units(tuple(unit for unit, _ in resolved), registry)
-    columns = [gp._compute_registry_priced_counts(resolved, gp.Usage.from_raw(_genai_usage(Usage(**{name: 1}))))
-               for name in _FIELDS]
-    plan = _Plan(tuple(_PricedUnit(price, unit.per, unit.usage_key == "requests",
-                                   tuple(int(column.get(unit.usage_key, 0)) for column in columns))
-                       for unit, price in resolved))
-    _PLANS[id(prices)] = (prices, plan)
-    return plan

@@ -1,0 +1,80 @@
+"""Nothing a build starts outlives it: when `replay-site build -j 2` exits, or build() returns
+in-process, its workers, its fork server and multiprocessing's resource tracker have all
+exited. Two workers are forced (-j 2), so even the small example logs start them all. The
+build's processes are sampled from /proc while it runs; the check comes right after it
+returns, with no grace period (before, the helpers ended only after the process that built)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from processtools import command, descendants, running
+
+from replay_site.build import pipeline as site
+
+DATA = Path(__file__).parent / "data"
+GENERATOR = Path(__file__).resolve().parents[1] / "generator"
+ENTRY = "import sys; from replay_site.cli.entry import main; sys.argv[0] = 'replay-site'; main()"
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the build's processes through /proc")
+
+
+class Sampler(threading.Thread):
+    """Every few ms, the multiprocessing processes (workers, fork server, resource tracker)
+    under `root` that were not there when sampling began: pid -> command line."""
+
+    def __init__(self, root: int) -> None:
+        super().__init__()
+        self.root, self.seen, self.done = root, {}, threading.Event()
+        self.before = descendants(root)
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            for pid in descendants(self.root) - self.before - set(self.seen):
+                if "multiprocessing" in (line := command(pid)):
+                    self.seen[pid] = line
+            time.sleep(0.005)
+
+    def stop(self) -> dict[int, str]:
+        self.done.set()
+        self.join()
+        return self.seen
+
+
+def check_none_left(seen: dict[int, str]) -> None:
+    alive = [line for pid, line in seen.items() if running(pid)]
+    assert not alive, f"still running after the build: {alive}"
+    fork_server_and_workers = [line for line in seen.values() if "multiprocessing.forkserver" in line]
+    assert len(fork_server_and_workers) >= 2, f"no fork server and worker seen, so nothing was checked: {seen}"
+
+
+def test_build_returns_with_no_process_of_its_own_left(tmp_path):
+    sampler = Sampler(os.getpid())
+    sampler.start()
+    try:
+        site.build([DATA], tmp_path / "site", site.BuildOptions(jobs=2, incremental=False))
+    finally:
+        seen = sampler.stop()
+    check_none_left(seen)
+
+
+def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    errors = tmp_path / "stderr"
+    with errors.open("wb") as stderr:  # not a pipe: waiting for its end would wait for the helpers too
+        build = subprocess.Popen([sys.executable, "-c", ENTRY, "build", str(DATA), "-o", str(tmp_path / "site"), "-q", "-j", "2"],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        sampler = Sampler(build.pid)
+        sampler.start()
+        try:
+            build.wait(timeout=300)
+        finally:
+            seen = sampler.stop()
+    assert build.returncode == 0, errors.read_text()
+    check_none_left(seen)
+    assert sum("resource_tracker" in line for line in seen.values()) == 1, seen
