@@ -3,20 +3,27 @@ read per candidate file, and each reader's `detect` and `group` on what was read
 from __future__ import annotations
 
 import os
-import pickle
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource, registry
 from replay_site.readers.files import describe_error, file_kind, read_head
-from replay_site.store.states import code_digest, replace_file
 
 # Files worth a head read inside a folder; a file named on the command line is read whatever
 # its name, since a copied log keeps its content but not always its name.
 CANDIDATE_SUFFIXES = (".jsonl", ".json")
+
+
+class DetectionMemory(Protocol):
+    """What the readers answered for each file at a given stat, kept between builds
+    (store/detections.py): a rebuild reads no head but those of changed files."""
+
+    def recall(self, path: Path, status: os.stat_result, names: list[str]) -> dict[str, Any] | None: ...
+
+    def learn(self, path: Path, status: os.stat_result, answers: dict[str, Any]) -> None: ...
 
 
 class DiscoveryError(Exception):
@@ -136,51 +143,6 @@ def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
     return paths
-
-
-class DetectionMemory:
-    """What each reader's detect() answered for each file, kept between builds in the user's
-    cache folder. A file of the same size, mtime and inode has the same head, so the same
-    answers: a rebuild reads no head but those of changed files (reading and parsing the
-    heads of 262 logs cost ~0.1 s). The answers are the readers' own objects, so the file is
-    a pickle, in the user's own cache folder like the build's spool; it is keyed by this
-    package's code, and a memory that cannot be read is only a slower discovery."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.files: dict[str, tuple[int, int, int, dict[str, Any]]] = {}
-        self.seen: set[str] = set()
-        self.changed = False
-        try:
-            with path.open("rb") as stream:
-                stored = pickle.load(stream)
-            if stored["code"] == code_digest():
-                self.files = stored["files"]
-        except Exception:  # noqa: BLE001 - missing, damaged or from another version: start empty
-            self.files = {}
-
-    def recall(self, path: Path, status: os.stat_result, names: list[str]) -> dict[str, Any] | None:
-        key = str(path)
-        self.seen.add(key)
-        known = self.files.get(key)
-        if known is None or known[:3] != (status.st_size, status.st_mtime_ns, status.st_ino) or not all(n in known[3] for n in names):
-            return None
-        return {name: known[3][name] for name in names}
-
-    def learn(self, path: Path, status: os.stat_result, answers: dict[str, Any]) -> None:
-        self.files[str(path)] = (status.st_size, status.st_mtime_ns, status.st_ino, answers)
-        self.changed = True
-
-    def save(self) -> None:
-        """Keep what this discovery saw (files gone are forgotten)."""
-        if not self.changed and self.seen == self.files.keys():
-            return
-        files = {key: value for key, value in self.files.items() if key in self.seen}
-        try:
-            data = pickle.dumps({"code": code_digest(), "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
-        except (pickle.PicklingError, TypeError, AttributeError):
-            return  # a plugin's answer that cannot be kept only costs the next build the head reads
-        replace_file(self.path, data)
 
 
 def _label(path: Path, root: Path) -> str:

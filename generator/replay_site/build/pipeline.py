@@ -29,7 +29,7 @@ from replay_site.build.options import DEFAULTS
 from replay_site.build.order import navigation, site_order
 from replay_site.build.session_files import write_session
 from replay_site.costs import PriceBook, pricing_source
-from replay_site.discover import DetectionMemory, discover, pick_readers
+from replay_site.discover import discover, pick_readers
 from replay_site.figures.summary import SessionSummary, page_slug, summarize
 from replay_site.figures.totals import site_figures
 from replay_site.load import ReadOptions, failure, load_session, one_line, read_source
@@ -40,13 +40,14 @@ from replay_site.readers import SessionSource, registry
 from replay_site.redact import count_secrets, start_scanner
 from replay_site.store.cache import (
     BuildCache,
-    FileState,
     file_states,
     library_files,
-    same_bytes,
+    same_readings,
     settings_key,
     with_digests,
 )
+from replay_site.store.detections import DetectionMemory
+from replay_site.store.file_state import FileState, states_to_json
 from replay_site.store.publish import PublishError
 from replay_site.store.states import (
     Listing,
@@ -216,15 +217,14 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
     if listing is None or outputs is None or options.compare or not options.incremental:
         site_record_path(out).unlink(missing_ok=True)
         return
-    read = {state[0]: state for record in cache.fresh.values() for state in record["files"]}
-    attach_digests(listing, read, tuple(str(path) for path in inputs[roots:]))
+    attach_digests(listing, cache.files_read(), tuple(str(path) for path in inputs[roots:]))
     folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
     replace_file(site_record_path(out), {
         "started_ns": started_ns,
         "key": cache.key,
         "code": code_digest(),
         "inputs": [str(path) for path in inputs],
-        "listing": listing,
+        "listing": states_to_json(listing),
         "default_folders": {folder: os.path.isdir(folder) for folder in folders},
         "outputs": outputs,
         "sessions": len(result.summaries),
@@ -256,7 +256,7 @@ class _Read:
 
 
 def _bytes_of(sources: Iterable[SessionSource]) -> int:
-    return sum(state[1] for source in sources for state in file_states(source.files) or [])
+    return sum(state.size for source in sources for state in file_states(source.files) or [])
 
 
 def _cache_key(options: BuildOptions) -> str:
@@ -315,7 +315,7 @@ def _sessions_again(source: SessionSource, spooled: str | None, states: list[Fil
     if spooled:
         return spool.read(spooled)
     sessions, _, now = _read_once(source, options)
-    if not same_bytes(now, states):
+    if not same_readings(now, states):
         return None
     walked = [session for top in sessions for session in top.walk()]
     return [(session, views.digest(session, navs[page_slug(session, session.source)][1]), paging.pages_of(session.steps))
