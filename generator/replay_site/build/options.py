@@ -37,6 +37,9 @@ BUILD = (
     Option("quiet", ("--quiet", "-q"), False, "Print only the summary line and errors.", kind="flag", shapes_site=False),
     Option("jobs", ("--jobs", "-j"), 0, "Worker processes; 0 = one per core for large builds.", value_type=int,
            shapes_site=False, minimum=0),
+    Option("scheduler", ("--scheduler",), None,
+           "Address of a dask.distributed scheduler (tcp://host:port): read and render on its workers, which must "
+           "see the sources and the output at the same paths or URLs.", shapes_site=False),
     Option("compare", ("--compare",), None, "A:B (log paths or session ids): add a page comparing them; repeatable.",
            kind="repeat", fast=False, metavar="A:B"),
     Option("redact", ("--redact/--no-redact",), True,

@@ -75,6 +75,7 @@ class BuildOptions:
     prices: PriceBook | None = None  # the --prices file, loaded
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
     jobs: int = DEFAULTS["jobs"]  # worker processes; 0 = one per core when the build is large enough
+    scheduler: str | None = DEFAULTS["scheduler"]  # a dask.distributed scheduler's address: tasks run on its workers
     redact: bool = DEFAULTS["redact"]  # replace credentials in every text before rendering (redact/)
     redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
     incremental: bool = not DEFAULTS["full"]  # reuse what the last build of the same folder learned (cache.py)
@@ -144,10 +145,12 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             per_source.append(_SourceState(*cached))
             tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
-            executor_for(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+            _executor(options, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
         if stale and options.redact and isinstance(pool, InlineExecutor):
             start_scanner()  # loads while this process imports, reads and prices
-        reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spool_folder), [(i, sources[i]) for i in stale])
+        # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
+        spooling = None if options.scheduler else spool_folder
+        reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spooling), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
@@ -259,6 +262,14 @@ def _bytes_of(sources: Iterable[SessionSource]) -> int:
     return sum(state.size for source in sources for state in file_states(source.files) or [])
 
 
+def _executor(options: BuildOptions, work_bytes: int, sources: int):
+    if options.scheduler:
+        from replay_site.build.cluster import DaskExecutor  # dask is an extra, and slow to import
+
+        return DaskExecutor(options.scheduler)
+    return executor_for(options.jobs, work_bytes, sources)
+
+
 def _cache_key(options: BuildOptions) -> str:
     """Everything besides the logs that shapes the pages."""
     settings = {"format": options.format, "title": options.title, "prices": repr(options.prices),
@@ -279,10 +290,10 @@ def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessi
     return sessions, problems, states
 
 
-def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str) -> _Read:
-    """Pass 1 for one source: read it (the only read of this build), keep its summaries and
-    what a --compare pair names, and spool its sessions to disk for pass 2, each with what
-    its pages need from all of its steps (views.digest)."""
+def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None) -> _Read:
+    """Pass 1 for one source: read it, keep its summaries and what a --compare pair names,
+    and spool its sessions to disk for pass 2 (when there is a `spool_folder`), each with
+    what its pages need from all of its steps (views.digest)."""
     index, source = task
     picker = ComparePicker(options.compare)
     try:
@@ -297,12 +308,14 @@ def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, 
                 if not options.redact:
                     summary.secrets_left = count_secrets([session], options.redact_patterns)
                 summaries.append(summary)
-                spooled.append((session, views.digest(session, summary)))
+                if spool_folder:
+                    spooled.append((session, views.digest(session, summary)))
                 problems.extend(session.problems)
                 picker.offer(source, session, slug, session is top)
     except Exception as exc:  # one odd source must not cost the user the whole site
         return _Read([], [failure("could not be read", exc, source.rel, "; skipped")], picker, None, None)
-    return _Read(summaries, problems, picker, states, spool.write(spooled, Path(spool_folder) / f"{index}.pickle"))
+    kept = spool.write(spooled, Path(spool_folder) / f"{index}.pickle") if spool_folder else None
+    return _Read(summaries, problems, picker, states, kept)
 
 
 _Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]

@@ -12,6 +12,7 @@ from typing import Any
 
 from replay_site import ansi, load
 from replay_site.build import options, pipeline
+from replay_site.build.cluster import ClusterUnavailable
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
@@ -58,7 +59,7 @@ def user_errors() -> Iterator[None]:
     except PermissionError as exc:
         error(f"permission denied: {exc.filename or exc}")
         raise SystemExit(1) from None
-    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable) as exc:
+    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable, ClusterUnavailable) as exc:
         error(str(exc))
         raise SystemExit(1) from None
 
@@ -119,7 +120,7 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
         title = EXAMPLES_TITLE if examples and chosen["title"] == options.DEFAULTS["title"] else chosen["title"]
         build_options = pipeline.BuildOptions(format=chosen["format"], theme=chosen["theme"], title=title,
                                               prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),
-                                              jobs=chosen["jobs"], redact=chosen["redact"],
+                                              jobs=chosen["jobs"], scheduler=chosen["scheduler"], redact=chosen["redact"],
                                               redact_patterns=patterns(chosen["redact_pattern"]),
                                               incremental=not chosen["full"], force=chosen["force"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
