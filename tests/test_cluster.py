@@ -14,13 +14,13 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from benchmark_corpus import claude_corpus  # noqa: E402
-from clustertools import local_cluster  # noqa: E402
-from distributed import Client  # noqa: E402
+from benchmark_corpus import claude_corpus
+from clustertools import local_cluster
+from distributed import Client
 
-from replay_site.build import pipeline  # noqa: E402
-from replay_site.build.cluster import ClusterUnavailable, DaskExecutor  # noqa: E402
-from replay_site.discover import discover, pick_readers  # noqa: E402
+from replay_site.build import pipeline
+from replay_site.build.cluster import ClusterUnavailable, DaskExecutor
+from replay_site.discover import discover, pick_readers
 
 DATA = Path(__file__).parent / "data"
 pytestmark = pytest.mark.slow
@@ -93,6 +93,6 @@ def test_a_worker_killed_mid_build_still_gives_the_whole_site(tmp_path):
 def test_a_scheduler_that_does_not_answer_is_an_error_line(tmp_path):
     from clustertools import free_port
 
-    with pytest.raises(ClusterUnavailable, match="no dask scheduler answers"):
-        with DaskExecutor(f"tcp://127.0.0.1:{free_port()}", connect_seconds=1):
-            pass
+    with pytest.raises(ClusterUnavailable, match="no dask scheduler answers"), \
+            DaskExecutor(f"tcp://127.0.0.1:{free_port()}", connect_seconds=1):
+        pass

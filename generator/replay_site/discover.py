@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource, registry
-from replay_site.readers.files import describe_error, file_kind, read_head
+from replay_site.readers.files import describe_error, file_kind, is_local, read_head
 
 # Files worth a head read inside a folder; a file named on the command line is read whatever
 # its name, since a copied log keeps its content but not always its name.
@@ -62,7 +62,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
     for root in roots:
         if not root.exists():
             raise DiscoveryError(f"{root}: no such file or folder")
-        root = root.resolve()
+        root = root.resolve() if is_local(root) else root
         if not root.is_dir():
             try:
                 read_head(root)
@@ -113,7 +113,7 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
     answers: dict[Path, dict[str, Any]] = {}
     for path in [root] if named else _candidates(root, problems):
         try:
-            status = os.stat(path)
+            status = os.stat(path) if is_local(path) else path.stat()
             if not stat.S_ISREG(status.st_mode):
                 problems.append(Problem("warning", f"{file_kind(status.st_mode)}, not a regular file: skipped", _label(path, root)))
                 continue
@@ -132,6 +132,8 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
 
 def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
     """The files under folder `root` worth a head read, in path order."""
+    if not is_local(root):
+        return _stored_candidates(root)
     paths = []
 
     def unreadable(exc: OSError) -> None:
@@ -143,6 +145,19 @@ def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
     return paths
+
+
+def _stored_candidates(root) -> list:
+    """The objects under a store's folder `root` (a UPath) worth a head read, listed in one
+    go and in os.walk's order (a folder's files before its subfolders, each by name), so that
+    readers group them as they would the same files on disk."""
+    def walk_order(relative: str) -> tuple:
+        *folders, name = relative.split("/")
+        return (*((1, folder) for folder in folders), (0, name))
+
+    base = root.path.rstrip("/")
+    names = [found.removeprefix(base).lstrip("/") for found in root.fs.find(base)]
+    return [root.joinpath(*name.split("/")) for name in sorted(names, key=walk_order) if name.endswith(CANDIDATE_SUFFIXES)]
 
 
 def _label(path: Path, root: Path) -> str:

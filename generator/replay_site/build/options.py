@@ -21,6 +21,8 @@ class Option:
     fast: bool = True  # read by the fast entry; the rest always go through typer
     metavar: str | None = None
     minimum: int | None = None
+    url: bool = False  # a path or a URL (s3://...): typer reads it as text, which keeps the URL's slashes
+
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -28,7 +30,8 @@ class Option:
 
 
 BUILD = (
-    Option("out", ("--out", "-o"), Path("site"), "Output folder.", value_type=Path),
+    Option("out", ("--out", "-o"), Path("site"), "Output folder, or a URL in an object store (s3://bucket/site).",
+           value_type=Path, url=True),
     Option("format", ("--format", "-f"), "auto", "Reader to use: auto or a name from `replay-site formats`."),
     Option("theme", ("--theme",), "default", "Theme name (in themes/) or path to a theme folder."),
     Option("title", ("--title",), "Agent sessions", "Site title."),

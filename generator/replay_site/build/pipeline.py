@@ -60,7 +60,7 @@ from replay_site.store.states import (
     tree_listing,
     unchanged_outputs,
 )
-from replay_site.store.writer import MANIFEST, FolderWriter, SiteWriter
+from replay_site.store.writer import MANIFEST, SiteWriter, folder_writer, site_writer
 
 Progress = Callable[[int, int], None]
 
@@ -105,7 +105,7 @@ class BuildResult:
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Build the site in a staging folder and publish it whole (writer.py): a build that
     fails or is stopped leaves the previous site as it was."""
-    with SiteWriter(out, roots, options.force) as writer:
+    with site_writer(out, roots, options.force) as writer:
         result = _build(roots, writer, options, progress)
     result.problems.extend(Problem("warning", "not written by replay-site, so left in place", path)
                            for path in writer.leftovers)
@@ -117,7 +117,9 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     result = BuildResult(out)
     started_ns = time.time_ns()
     inputs = _inputs(roots, options)
-    listing = tree_listing(inputs)  # before discovery: a file changed after it makes the record stale
+    # before discovery: a file changed after it makes the record stale; none for a store's
+    # objects (only a build reads them: entry.py answers for folders on this machine)
+    listing = tree_listing(inputs) if _on_disk(out, roots) else None
     memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
     sources = discover(roots, pick_readers(options.format), result.problems, memory)
     if memory:
@@ -167,7 +169,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         for index, source in enumerate(sources):
             state = per_source[index]
             navs = {Path(s.page).stem: all_navs[Path(s.page).stem] for s in state.summaries}
-            kept = None if state.fresh else cache.unchanged_pages(source, navs, out)
+            kept = None if state.fresh else cache.unchanged_pages(source, navs)
             if kept is None or not writer.keep(kept):
                 tasks.append((index, navs))
                 continue
@@ -182,7 +184,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
             tick()
 
-    site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key)
+    site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key) if _on_disk(out, roots) else None
     if site_files is None or not writer.keep(sorted(site_files)):
         _write_site_files(writer, result, picker, options)
     writer.finish()
@@ -204,6 +206,11 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
         writer.write(name, data)
 
 
+def _on_disk(out: Path, roots: list[Path]) -> bool:
+    """Whether the site and its sources are folders of this machine (not objects in a store)."""
+    return all(isinstance(path, Path) for path in (out, *roots))
+
+
 def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
     """Every file or folder whose change could change the site, besides this package's code:
     the logs first, then the theme, the prices file and the page libraries' metadata."""
@@ -216,7 +223,7 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
     """What entry.py needs to answer the same command again without building: the listing
     with the digests of the bytes this build used (the logs' as read; the inputs after the
     first `roots`, theme and the like, hashed now), so that a file only touched is known as such."""
-    outputs = output_states(out, written | {MANIFEST})
+    outputs = output_states(out, written | {MANIFEST}) if listing is not None else None
     if listing is None or outputs is None or options.compare or not options.incremental:
         site_record_path(out).unlink(missing_ok=True)
         return
@@ -342,7 +349,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     summarized bytes."""
     source, navs, spooled, states = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
-    writer = FolderWriter(out)
+    writer = folder_writer(out)
     problems: list[Problem] = []
     detail = "the log changed while the site was being built; build again to see it"
     unwritten = dict(navs)

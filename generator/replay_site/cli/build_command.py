@@ -16,6 +16,7 @@ from replay_site.build.cluster import ClusterUnavailable
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
+from replay_site.readers.files import StoreUnavailable, location
 from replay_site.redact import ScannerUnavailable
 from replay_site.store.publish import PublishError
 
@@ -59,7 +60,7 @@ def user_errors() -> Iterator[None]:
     except PermissionError as exc:
         error(f"permission denied: {exc.filename or exc}")
         raise SystemExit(1) from None
-    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable, ClusterUnavailable) as exc:
+    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable, ClusterUnavailable, StoreUnavailable) as exc:
         error(str(exc))
         raise SystemExit(1) from None
 
@@ -114,9 +115,10 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
     if unknown:
         raise TypeError(f"unknown build options: {', '.join(sorted(unknown))}")
     chosen = {**options.DEFAULTS, **given}
-    quiet, out = chosen["quiet"], Path(chosen["out"])
+    quiet = chosen["quiet"]
     with user_errors(), output_errors():
-        roots, examples = _build_roots(sources, chosen["format"], quiet)
+        out = location(chosen["out"])
+        roots, examples = _build_roots([location(source) for source in sources or []], chosen["format"], quiet)
         title = EXAMPLES_TITLE if examples and chosen["title"] == options.DEFAULTS["title"] else chosen["title"]
         build_options = pipeline.BuildOptions(format=chosen["format"], theme=chosen["theme"], title=title,
                                               prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),

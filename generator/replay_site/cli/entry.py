@@ -80,6 +80,8 @@ def _build_request(argv: list[str]) -> _Request | None:
     arguments = iter(argv[1:])
     for argument in arguments:
         if not argument.startswith("-"):
+            if "://" in argument:
+                return None  # a URL: nothing on this disk to tell it unchanged by
             sources.append(argument)
             continue
         spelling, has_value, value = argument.partition("=")
@@ -97,6 +99,8 @@ def _build_request(argv: list[str]) -> _Request | None:
             return None
         if option.value_type is int and not value.isdigit():
             return None  # not a count: typer's error message
+        if option.url and "://" in value:
+            return None
         given[option.name] = option.value_type(value)
     environment = sorted((k, v) for k, v in os.environ.items() if _FOLDER_VARIABLES.search(k))
     meaning = sorted((name, str(value)) for name, value in given.items() if options.BY_NAME[name].shapes_site)

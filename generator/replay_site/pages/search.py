@@ -23,8 +23,9 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -156,16 +157,10 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     """The site index and the word -> sessions buckets, from the files pass 2 wrote.
     Session numbers are positions in `summaries` (the index page's order)."""
     sessions, postings = [], defaultdict(list)
-    folder = os.fspath(out)  # strings, not Paths: this runs for every session of the site
-    for number, summary in enumerate(summaries):
+    slugs = [summary.page.rpartition("/")[2].removesuffix(".html") for summary in summaries]
+    shards = _local_shards(out, slugs) if isinstance(out, Path) else _stored_shards(out, slugs)
+    for number, (summary, slug, (shard_bytes, words)) in enumerate(zip(summaries, slugs, shards)):
         name = _base36(number)
-        slug = summary.page.rpartition("/")[2].removesuffix(".html")
-        try:
-            shard_bytes = os.stat(os.path.join(folder, shard_name(slug))).st_size
-            with open(os.path.join(folder, terms_name(slug)), "rb") as stream:
-                words = stream.read().decode().split("\n")
-        except OSError:  # no shard: the session stays listed (numbers are positions), unsearched
-            shard_bytes, words = 0, []
         sessions.append([slug, summary.title[:TITLE], summary.page, shard_bytes])
         for word in words:
             postings[word].append(name)
@@ -174,6 +169,33 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     buckets = [name.rsplit("/", 1)[1].removesuffix(".js") for name in files]
     files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps({"sessions": sessions, "buckets": buckets}) + b";\n"
     return files
+
+
+def _local_shards(out: Path, slugs: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """Each session's shard size and words; (0, []) for a session without a shard: it stays
+    listed (numbers are positions), unsearched."""
+    folder = os.fspath(out)  # strings, not Paths: this runs for every session of the site
+    for slug in slugs:
+        try:
+            shard_bytes = os.stat(os.path.join(folder, shard_name(slug))).st_size
+            with open(os.path.join(folder, terms_name(slug)), "rb") as stream:
+                yield shard_bytes, stream.read().decode().split("\n")
+        except OSError:
+            yield 0, []
+
+
+def _stored_shards(out: Any, slugs: list[str]) -> list[tuple[int, list[str]]]:
+    """As _local_shards, for a site in a store (a UPath): one listing for the sizes, and the
+    word lists fetched together (fsspec runs the requests concurrently)."""
+    base = out.path.rstrip("/")
+    sizes = {name.removeprefix(base).lstrip("/"): info.get("size", 0)
+             for name, info in out.fs.find(f"{base}/assets/search", detail=True).items()}
+    terms = out.fs.cat([f"{base}/{terms_name(slug)}" for slug in slugs], on_error="omit")
+    found = []
+    for slug in slugs:
+        data = terms.get(f"{base}/{terms_name(slug)}")
+        found.append((sizes.get(shard_name(slug), 0), data.decode().split("\n")) if data is not None else (0, []))
+    return found
 
 
 def _base36(number: int) -> str:

@@ -3,6 +3,11 @@
 Sources are untrusted paths: a FIFO or a `/dev/zero` symlink named `*.jsonl` must never hang
 or exhaust a build. Every open here is non-blocking and checked to be a regular file (after
 symlinks are resolved) before a byte is read.
+
+A source may also be a URL (s3://, gs://, az://, memory://, ...): `location` makes it a
+universal_pathlib UPath, whose Path-like methods the readers use as they use a Path's, and
+which opens objects through fsspec (credentials and endpoints as each fsspec backend reads
+them: AWS_ENDPOINT_URL, GOOGLE_APPLICATION_CREDENTIALS, ...). A local path stays a Path.
 """
 from __future__ import annotations
 
@@ -19,6 +24,29 @@ BOM = b"\xef\xbb\xbf"
 HEAD_CHUNK = 64 * 1024
 HEAD_LINES = 30  # the most lines any reader's detect looks at
 HEAD_LIMIT = 1024 * 1024  # a head never grows past this, however long its first lines are
+
+
+class StoreUnavailable(Exception):
+    """A URL whose store this installation cannot reach (universal_pathlib or the fsspec backend missing)."""
+
+
+def location(text: str | os.PathLike) -> Path:
+    """A source or output as the user named it: a Path, or a UPath for a URL (file:// is local)."""
+    text = os.fspath(text)
+    if text.startswith("file://"):
+        return Path(text.removeprefix("file://"))
+    if "://" not in text:
+        return Path(text)
+    try:
+        from upath import UPath  # an extra (s3, gcs, dask): only a URL needs it
+
+        return UPath(text)
+    except ImportError as exc:
+        raise StoreUnavailable(f"{text}: {exc} (pip install 'replay-site[s3]' or '[gcs]')") from None
+
+
+def is_local(path: object) -> bool:
+    return isinstance(path, Path)
 
 
 class NotRegularFile(OSError):
@@ -41,8 +69,11 @@ def open_regular(path: Path) -> BinaryIO:
     """`path` opened for binary reading, only if it is a regular file (symlinks followed).
 
     O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; it has
-    no effect on reading a regular file, which is all that is ever read.
+    no effect on reading a regular file, which is all that is ever read. An object of a
+    store (a UPath) is opened through fsspec: object stores hold nothing but regular files.
     """
+    if not is_local(path):
+        return path.open("rb")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
@@ -107,7 +138,7 @@ class Head:
 def read_head(path: Path, named: bool = False) -> Head:
     """The head of `path`; raises OSError (PermissionError, NotRegularFile, …) when unreadable."""
     with open_regular(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
+        size = os.fstat(handle.fileno()).st_size if is_local(path) else path.stat().st_size
         chunks: list[bytes] = []
         total = newlines = 0
         while total < HEAD_LIMIT and newlines < HEAD_LINES:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from replay_site import __version__
 from replay_site.figures.summary import ModelFigures, SessionSummary
 from replay_site.model import Problem
 from replay_site.store.file_state import FileState, same_bytes, states_from_json, states_to_json
+from replay_site.store.objects import CACHE_OBJECT
 from replay_site.store.states import cache_path, code_digest, replace_file, tree_digest
 
 # The libraries whose output is part of the pages (markup, highlighting, prices, redaction):
@@ -103,7 +103,8 @@ def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
 
 class BuildCache:
     def __init__(self, out: Path, key: str, enabled: bool = True):
-        self.path = cache_path(out, "json")
+        # A site in a store keeps its cache with it, for whichever machine builds it next.
+        self.path = cache_path(out, "json") if isinstance(out, Path) else out / CACHE_OBJECT
         self.key = key
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
@@ -132,14 +133,13 @@ class BuildCache:
                      for item in record["summaries"]]
         return summaries, [Problem(**item) for item in record["problems"]], states
 
-    def unchanged_pages(self, source, navs: dict[str, Any], out: Path) -> list[str] | None:
-        """The files written for `source` last time, when none of them needs writing again."""
+    def unchanged_pages(self, source, navs: dict[str, Any]) -> list[str] | None:
+        """The files written for `source` last time, when none of them needs writing again
+        (the site writer's keep() finds out whether they are all still there)."""
         record = self.records.get(self._id(source))
         if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
             return None
-        written = record.get("written", [])
-        folder = os.fspath(out)
-        return written if all(os.path.isfile(os.path.join(folder, name)) for name in written) else None
+        return record.get("written", [])
 
     def same_sources(self) -> bool:
         """Whether this build recorded exactly the sources the last one did (none new, none gone)."""
@@ -165,5 +165,12 @@ class BuildCache:
 
     def save(self) -> None:
         """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        replace_file(self.path, orjson.dumps({"key": self.key, "sources": self.fresh}))
+        data = orjson.dumps({"key": self.key, "sources": self.fresh})
+        if isinstance(self.path, Path):
+            replace_file(self.path, data)
+            return
+        try:
+            self.path.write_bytes(data)  # an object is replaced whole
+        except OSError:
+            pass  # as replace_file: a cache that cannot be written only costs a later build time
 

@@ -36,12 +36,12 @@ class DetectionMemory:
         key = str(path)
         self.seen.add(key)
         known = self.files.get(key)
-        if known is None or not known[0].same_stat(FileState.of_status(key, status)) or not all(n in known[1] for n in names):
+        if known is None or not known[0].same_stat(_state(path, status)) or not all(n in known[1] for n in names):
             return None
         return {name: known[1][name] for name in names}
 
     def learn(self, path: Path, status: os.stat_result, answers: dict[str, Any]) -> None:
-        self.files[str(path)] = (FileState.of_status(path, status), answers)
+        self.files[str(path)] = (_state(path, status), answers)
         self.changed = True
 
     def save(self) -> None:
@@ -54,3 +54,8 @@ class DetectionMemory:
         except (pickle.PicklingError, TypeError, AttributeError):
             return  # a plugin's answer that cannot be kept only costs the next build the head reads
         replace_file(self.path, data)
+
+
+def _state(path: Path, status: os.stat_result) -> FileState:
+    """A file's state from the stat discovery took; a store's object's from the store (its digest)."""
+    return FileState.of_status(path, status) if isinstance(path, Path) else FileState.of(path)

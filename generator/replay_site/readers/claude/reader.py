@@ -309,7 +309,7 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], age
         session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))
     session.problems = problems + builder.problems
     uuids = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
-    leaf_titles = {**_project_summaries(str(path.parent)), **summaries}
+    leaf_titles = {**_project_summaries(path.parent), **summaries}
     owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
     session.title = (owned[-1] if owned else "") or custom_title or first_prompt(session.steps) or session.id
     session.outcome = outcome_of(session.steps)
@@ -379,11 +379,11 @@ def _mentions(handle, marks: tuple[bytes, ...], block: int = 1 << 20) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _project_summaries(folder: str) -> dict[str, str]:
+def _project_summaries(folder: Path) -> dict[str, str]:
     """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
     title into another session's file. Only lines mentioning "summary" are parsed, so this is cheap."""
     found: dict[str, str] = {}
-    for path in sorted(Path(folder).glob("*.jsonl")):
+    for path in sorted(folder.glob("*.jsonl")):
         try:
             with open_regular(path) as handle:
                 if not _mentions(handle, _SUMMARY_MARKS):
