@@ -199,7 +199,8 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
-    writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons))
+    for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons):
+        writer.write(name, html)
     writer.write("sessions.json", sessions_json(result.summaries, renderer))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():

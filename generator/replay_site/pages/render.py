@@ -132,14 +132,28 @@ class Renderer:
         and the links, so that the site around it stays whole."""
         return self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
 
-    def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = ()) -> str:
-        return self.env.get_template("index.html").render(
-            root="",
-            summaries=summaries,
-            totals=figures,
-            day_charts=charts.day_charts(figures.by_day),
-            comparisons=comparisons,
-        )
+    def index_pages(self, summaries: list[SessionSummary], figures: SiteFigures,
+                    comparisons: list[Link] | tuple = ()) -> Iterator[tuple[str, str]]:
+        """The index, a page of paging.INDEX_ROWS sessions at a time (paging.index_path), each
+        with the totals over all of them."""
+        template = self.env.get_template("index.html")
+        day_charts = charts.day_charts(figures.by_day)
+        pages = paging.index_page_count(len(summaries))
+        projects, more_projects = views.index_projects(figures.by_project)
+        has_project = any(summary.project for summary in summaries)
+        for page in range(1, pages + 1):
+            yield paging.index_path(page), template.render(
+                root="",
+                has_project=has_project,
+                projects=projects,
+                more_projects=more_projects,
+                rows=summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
+                page_links=views.index_page_links(page, pages),
+                rows_label=views.index_rows_label(page, len(summaries)),
+                totals=figures,
+                day_charts=day_charts,
+                comparisons=comparisons,
+            )
 
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline

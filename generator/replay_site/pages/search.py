@@ -10,7 +10,8 @@ Three kinds of files, so that the first search on a site of thousands of session
 - `assets/search/<slug>.terms`, the session's distinct words, one per line, written with the
   shard so that the end of a build (incremental or not) never reads shards again.
 - At the end of the build, `assets/search-index.js` (every session's slug, title, page and
-  shard size) and `assets/search/terms/<xx>.js`, a word -> sessions map split into buckets by
+  shard size; past SESSION_CHUNK sessions, the first SESSION_CHUNK, the rest in
+  `assets/search/sessions/<k>.js`, so a first search loads under 1 MB at any size) and `assets/search/terms/<xx>.js`, a word -> sessions map split into buckets by
   the word's first two characters (three for a bucket past SPLIT_BYTES). A query loads the
   index, the buckets of its words, then only the shards of sessions that hold every word, in
   the index's order, within a byte budget.
@@ -39,6 +40,9 @@ TAIL = 2_000  # and from its end
 MAX_WORD = 40  # longer "words" are hashes and base64: not worth a term-map entry
 SPLIT_BYTES = 200_000  # a term-map bucket larger than this is split by three characters
 TITLE = 100  # characters of a session's title in the site index (what a hit shows)
+# Rows of the session table in the site index (~180 bytes each); a larger site keeps the
+# rest in assets/search/sessions/<k>.js, loaded for the sessions a query's words name.
+SESSION_CHUNK = 2000
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -167,7 +171,13 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     postings.pop("", None)  # the one word of an empty list
     files = _bucket_files(postings)
     buckets = [name.rsplit("/", 1)[1].removesuffix(".js") for name in files]
-    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps({"sessions": sessions, "buckets": buckets}) + b";\n"
+    head: dict[str, Any] = {"sessions": sessions[:SESSION_CHUNK], "buckets": buckets}
+    if len(sessions) > SESSION_CHUNK:
+        head |= {"count": len(sessions), "chunk": SESSION_CHUNK}
+        for chunk in range(1, -(-len(sessions) // SESSION_CHUNK)):
+            rows = sessions[chunk * SESSION_CHUNK:(chunk + 1) * SESSION_CHUNK]
+            files[f"assets/search/sessions/{chunk}.js"] = _assign("REPLAY_SESSIONS", str(chunk), rows)
+    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps(head) + b";\n"
     return files
 
 
