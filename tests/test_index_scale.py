@@ -77,6 +77,9 @@ def test_the_project_breakdown_keeps_the_projects_with_the_most_sessions(five_th
     fewest_shown = min(by_project[name].sessions for name in shown)
     assert all(group.sessions <= fewest_shown for name, group in by_project.items() if name not in shown)
     assert "1,400 more projects in sessions.json" in soup.select_one("div.breakdowns").get_text()
+    later = BeautifulSoup(pages["index-2.html"], "html.parser")  # the charts and projects: on the first page only
+    assert later.select("table.by-project") == [] and later.select("div.charts") == []
+    assert soup.select("div.charts figure")
 
 
 def test_the_search_session_table_is_split_into_chunks_in_order(five_thousand):

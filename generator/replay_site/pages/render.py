@@ -135,7 +135,8 @@ class Renderer:
     def index_pages(self, summaries: list[SessionSummary], figures: SiteFigures,
                     comparisons: list[Link] | tuple = ()) -> Iterator[tuple[str, str]]:
         """The index, a page of paging.INDEX_ROWS sessions at a time (paging.index_path), each
-        with the totals over all of them."""
+        with the totals over all of them; the charts and the project breakdown only on the first
+        (they are a large part of a page, and the same on every one)."""
         template = self.env.get_template("index.html")
         day_charts = charts.day_charts(figures.by_day)
         pages = paging.index_page_count(len(summaries))
@@ -145,13 +146,13 @@ class Renderer:
             yield paging.index_path(page), template.render(
                 root="",
                 has_project=has_project,
-                projects=projects,
-                more_projects=more_projects,
+                projects=projects if page == 1 else [],
+                more_projects=more_projects if page == 1 else "",
                 rows=summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
                 page_links=views.index_page_links(page, pages),
                 rows_label=views.index_rows_label(page, len(summaries)),
                 totals=figures,
-                day_charts=day_charts,
+                day_charts=day_charts if page == 1 else [],
                 comparisons=comparisons,
             )
 
