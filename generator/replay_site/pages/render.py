@@ -145,6 +145,7 @@ class Renderer:
         for page in range(1, pages + 1):
             yield paging.index_path(page), template.render(
                 root="",
+                summaries=summaries,  # every session: a theme's own index may use them
                 has_project=has_project,
                 projects=projects if page == 1 else [],
                 more_projects=more_projects if page == 1 else "",
