@@ -2,13 +2,16 @@
 
     python tests/benchmark.py --size small|medium|large [--formats claude gptme codex] [--runs 3]
                               [--jobs 0] [--keep DIR] [--long] [--huge LOG] [--huge-message MB] [--huge-output MB]
+                              [--cluster N [N ...]]
 
 Generates a deterministic corpus (tests/benchmark_corpus.py), then times, each as a fresh
 `replay-site build` process (the console entry, so imports count): a cold build (empty
 output and cache), a rebuild with nothing changed, one log touched (mtime only), one turn
 appended to one log; with --long a 10,000-step and a 50,000-step session (with the time per
 step of each: it stays the same when a build is linear in the steps), and with --huge a build
-of one given log (the 200 MB single-session one, for instance). The floor runs in the same
+of one given log (the 200 MB single-session one, for instance); with --cluster, cold builds
+with --scheduler on a dask.distributed cluster of N single-threaded workers started on this
+machine (tests/clustertools.py), for each N given. The floor runs in the same
 session: read + orjson-parse every line + escape every string + write the same bytes, with
 1 and 2 processes. Medians of --runs alternating runs. Reported per scenario: wall and CPU
 seconds, peak PSS of the whole process tree (sampled from /proc/*/smaps_rollup), output
@@ -35,6 +38,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 import benchmark_corpus  # noqa: E402
+from clustertools import local_cluster  # noqa: E402
 from gen_long_session import write_huge_line_session, write_long_claude_session  # noqa: E402
 
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
@@ -149,15 +153,16 @@ class Bench:
         self.env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(generator),
                     "XDG_CACHE_HOME": str(work / "cache"), "KF_RULE_CACHE_DIR": str(work / "scanner-cache")}
 
-    def build(self, corpus: Path, out: Path) -> dict[str, float]:
-        result = measure([sys.executable, "-c", ENTRY, "build", str(corpus), "-o", str(out), "-q", "-j", str(self.jobs)], self.env)
+    def build(self, corpus: Path, out: Path, *options: str) -> dict[str, float]:
+        command = [sys.executable, "-c", ENTRY, "build", str(corpus), "-o", str(out), "-q", "-j", str(self.jobs), *options]
+        result = measure(command, self.env)
         result["bytes"] = folder_bytes(out)
         return result
 
-    def cold(self, corpus: Path, out: Path) -> dict[str, float]:
+    def cold(self, corpus: Path, out: Path, *options: str) -> dict[str, float]:
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(self.work / "cache", ignore_errors=True)
-        return self.build(corpus, out)
+        return self.build(corpus, out, *options)
 
     def floor(self, corpus: Path, processes: int) -> dict[str, float]:
         out = self.work / "floor"
@@ -167,6 +172,12 @@ class Bench:
         result = measure([sys.executable, "-c", code], self.env)
         result["bytes"] = folder_bytes(out)
         return result
+
+
+def _fresh(folder: Path) -> Path:
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
 
 
 def median(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -220,6 +231,8 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="also time claude-code-log / claude-code-transcripts when installed")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (the corpus is reused)")
     parser.add_argument("--generator", type=Path, default=GENERATOR, help="the replay_site package's parent folder to time")
+    parser.add_argument("--cluster", type=int, nargs="+", metavar="N", default=[],
+                        help="also time cold builds on a local dask cluster of N workers (needs the [dask] extra)")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="replay-bench-"))
     try:
@@ -277,6 +290,10 @@ def run(work: Path, args: argparse.Namespace) -> None:
             if not log.is_file():
                 write_huge_line_session(log, **{f"{kind}_mb": megabytes})
             print(one_session_row(bench, f"one {megabytes} MB {kind} line, cold", log.parents[1], work / "huge-site", args.runs))
+    for workers in args.cluster:
+        with local_cluster(workers, _fresh(work / f"cluster-{workers}"), args.generator) as running:
+            runs = [bench.cold(corpus, out, "--scheduler", running.address) for _ in range(args.runs)]
+        print(row(f"cold build, dask cluster of {workers} worker{'s' if workers > 1 else ''}", median(runs), floor_wall))
     if args.peers:
         for name, figures in peers(corpus, work).items():
             print(row(f"{name}, cold (Claude part)", figures, floor_wall))

@@ -152,7 +152,7 @@ def test_settings_and_missing_pages_force_rendering(logs, tmp_path, reads):
 
 
 def test_discovery_reads_only_the_heads_of_changed_files(logs, tmp_path, monkeypatch):
-    """The readers' answers for a file of the same stat are remembered (discover.DetectionMemory)."""
+    """The readers' answers for a file of the same stat are remembered (store.detections.DetectionMemory)."""
     from replay_site import discover
 
     heads = calls_of(monkeypatch, discover, "read_head", lambda path: path.name)

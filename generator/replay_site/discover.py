@@ -3,22 +3,29 @@ read per candidate file, and each reader's `detect` and `group` on what was read
 from __future__ import annotations
 
 import os
-import pickle
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource, registry
-from replay_site.readers.files import COMPRESSED_SUFFIXES, describe_error, file_kind, plain_name, read_head
-from replay_site.store.states import code_digest, replace_file
+from replay_site.readers.files import COMPRESSED_SUFFIXES, describe_error, file_kind, is_local, plain_name, read_head
 
 # Files worth a head read inside a folder, plain or compressed (the content decides which);
 # a file named on the command line is read whatever its name, since a copied log keeps its
 # content but not always its name.
 LOG_SUFFIXES = (".jsonl", ".json")
 CANDIDATE_SUFFIXES = LOG_SUFFIXES + tuple(log + packed for log in LOG_SUFFIXES for packed in COMPRESSED_SUFFIXES)
+
+
+class DetectionMemory(Protocol):
+    """What the readers answered for each file at a given stat, kept between builds
+    (store/detections.py): a rebuild reads no head but those of changed files."""
+
+    def recall(self, path: Path, status: os.stat_result, names: list[str]) -> dict[str, Any] | None: ...
+
+    def learn(self, path: Path, status: os.stat_result, answers: dict[str, Any]) -> None: ...
 
 
 class DiscoveryError(Exception):
@@ -57,7 +64,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
     for root in roots:
         if not root.exists():
             raise DiscoveryError(f"{root}: no such file or folder")
-        root = root.resolve()
+        root = root.resolve() if is_local(root) else root
         if not root.is_dir():
             try:
                 read_head(root)
@@ -119,7 +126,7 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
     answers: dict[Path, dict[str, Any]] = {}
     for path in [root] if named else _candidates(root, problems):
         try:
-            status = os.stat(path)
+            status = os.stat(path) if is_local(path) else path.stat()
             if not stat.S_ISREG(status.st_mode):
                 problems.append(Problem("skipped_file", f"{file_kind(status.st_mode)}, not a regular file", _label(path, root)))
                 continue
@@ -138,6 +145,8 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
 
 def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
     """The files under folder `root` worth a head read, in path order."""
+    if not is_local(root):
+        return _stored_candidates(root)
     paths = []
 
     def unreadable(exc: OSError) -> None:
@@ -169,49 +178,17 @@ def _distinct(paths: list[Path]) -> list[Path]:
     return sorted(kept.values())
 
 
-class DetectionMemory:
-    """What each reader's detect() answered for each file, kept between builds in the user's
-    cache folder. A file of the same size, mtime and inode has the same head, so the same
-    answers: a rebuild reads no head but those of changed files (reading and parsing the
-    heads of 262 logs cost ~0.1 s). The answers are the readers' own objects, so the file is
-    a pickle, in the user's own cache folder like the build's spool; it is keyed by this
-    package's code, and a memory that cannot be read is only a slower discovery."""
+def _stored_candidates(root) -> list:
+    """The objects under a store's folder `root` (a UPath) worth a head read, listed in one
+    go and in os.walk's order (a folder's files before its subfolders, each by name), so that
+    readers group them as they would the same files on disk."""
+    def walk_order(relative: str) -> tuple:
+        *folders, name = relative.split("/")
+        return (*((1, folder) for folder in folders), (0, name))
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.files: dict[str, tuple[int, int, int, dict[str, Any]]] = {}
-        self.seen: set[str] = set()
-        self.changed = False
-        try:
-            with path.open("rb") as stream:
-                stored = pickle.load(stream)
-            if stored["code"] == code_digest():
-                self.files = stored["files"]
-        except Exception:  # noqa: BLE001 - missing, damaged or from another version: start empty
-            self.files = {}
-
-    def recall(self, path: Path, status: os.stat_result, names: list[str]) -> dict[str, Any] | None:
-        key = str(path)
-        self.seen.add(key)
-        known = self.files.get(key)
-        if known is None or known[:3] != (status.st_size, status.st_mtime_ns, status.st_ino) or not all(n in known[3] for n in names):
-            return None
-        return {name: known[3][name] for name in names}
-
-    def learn(self, path: Path, status: os.stat_result, answers: dict[str, Any]) -> None:
-        self.files[str(path)] = (status.st_size, status.st_mtime_ns, status.st_ino, answers)
-        self.changed = True
-
-    def save(self) -> None:
-        """Keep what this discovery saw (files gone are forgotten)."""
-        if not self.changed and self.seen == self.files.keys():
-            return
-        files = {key: value for key, value in self.files.items() if key in self.seen}
-        try:
-            data = pickle.dumps({"code": code_digest(), "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
-        except (pickle.PicklingError, TypeError, AttributeError):
-            return  # a plugin's answer that cannot be kept only costs the next build the head reads
-        replace_file(self.path, data)
+    base = root.path.rstrip("/")
+    names = [found.removeprefix(base).lstrip("/") for found in root.fs.find(base)]
+    return [root.joinpath(*name.split("/")) for name in sorted(names, key=walk_order) if name.endswith(CANDIDATE_SUFFIXES)]
 
 
 def _label(path: Path, root: Path) -> str:

@@ -21,6 +21,8 @@ class Option:
     fast: bool = True  # read by the fast entry; the rest always go through typer
     metavar: str | None = None
     minimum: int | None = None
+    url: bool = False  # a path or a URL (s3://...): typer reads it as text, which keeps the URL's slashes
+
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -28,7 +30,8 @@ class Option:
 
 
 BUILD = (
-    Option("out", ("--out", "-o"), Path("site"), "Output folder.", value_type=Path),
+    Option("out", ("--out", "-o"), Path("site"), "Output folder, or a URL in an object store (s3://bucket/site).",
+           value_type=Path, url=True),
     Option("format", ("--format", "-f"), "auto", "Reader to use: auto or a name from `replay-site formats`."),
     Option("theme", ("--theme",), "default", "Theme name (in themes/) or path to a theme folder."),
     Option("title", ("--title",), "Agent sessions", "Site title."),
@@ -37,6 +40,9 @@ BUILD = (
     Option("quiet", ("--quiet", "-q"), False, "Print only the summary line and errors.", kind="flag", shapes_site=False),
     Option("jobs", ("--jobs", "-j"), 0, "Worker processes; 0 = one per core for large builds.", value_type=int,
            shapes_site=False, minimum=0),
+    Option("scheduler", ("--scheduler",), None,
+           "Address of a dask.distributed scheduler (tcp://host:port): read and render on its workers, which must "
+           "see the sources and the output at the same paths or URLs.", shapes_site=False),
     Option("compare", ("--compare",), None, "A:B (log paths or session ids): add a page comparing them; repeatable.",
            kind="repeat", fast=False, metavar="A:B"),
     Option("redact", ("--redact/--no-redact",), True,

@@ -29,7 +29,7 @@ from replay_site.build.options import DEFAULTS
 from replay_site.build.order import navigation, site_order
 from replay_site.build.session_files import write_session
 from replay_site.costs import PriceBook, pricing_source
-from replay_site.discover import DetectionMemory, discover, pick_readers
+from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv
 from replay_site.figures.summary import SessionSummary, page_slug, summarize
@@ -43,13 +43,14 @@ from replay_site.redact import count_secrets, decisions, start_scanner
 from replay_site.redact.decisions import Decisions
 from replay_site.store.cache import (
     BuildCache,
-    FileState,
     file_states,
     library_files,
-    same_bytes,
+    same_readings,
     settings_key,
     with_digests,
 )
+from replay_site.store.detections import DetectionMemory
+from replay_site.store.file_state import FileState, states_to_json
 from replay_site.store.publish import PublishError
 from replay_site.store.states import (
     Listing,
@@ -62,7 +63,7 @@ from replay_site.store.states import (
     tree_listing,
     unchanged_outputs,
 )
-from replay_site.store.writer import MANIFEST, FolderWriter, SiteWriter
+from replay_site.store.writer import MANIFEST, SiteWriter, folder_writer, site_writer
 
 Progress = Callable[[int, int], None]
 
@@ -77,6 +78,7 @@ class BuildOptions:
     prices: PriceBook | None = None  # the --prices file, loaded
     compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
     jobs: int = DEFAULTS["jobs"]  # worker processes; 0 = one per core when the build is large enough
+    scheduler: str | None = DEFAULTS["scheduler"]  # a dask.distributed scheduler's address: tasks run on its workers
     redact: bool = DEFAULTS["redact"]  # replace credentials in every text before rendering (redact/)
     redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
     anonymize: bool = DEFAULTS["anonymize"]  # home paths, user and host names, e-mail addresses replaced
@@ -119,7 +121,7 @@ class BuildResult:
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Build the site in a staging folder and publish it whole (writer.py): a build that
     fails or is stopped leaves the previous site as it was."""
-    with SiteWriter(out, roots, options.force) as writer:
+    with site_writer(out, roots, options.force) as writer:
         result = _build(roots, writer, options, progress)
     result.problems.extend(Problem("warning", "not written by replay-site, so left in place", path)
                            for path in writer.leftovers)
@@ -131,7 +133,9 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     result = BuildResult(out)
     started_ns = time.time_ns()
     inputs = _inputs(roots, options)
-    listing = tree_listing(inputs)  # before discovery: a file changed after it makes the record stale
+    # before discovery: a file changed after it makes the record stale; none for a store's
+    # objects (only a build reads them: entry.py answers for folders on this machine)
+    listing = tree_listing(inputs) if _on_disk(out, roots) else None
     memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
     sources = discover(roots, pick_readers(options.format), result.problems, memory)
     if memory:
@@ -159,10 +163,12 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             per_source.append(_SourceState(*cached))
             tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
-            executor_for(options.jobs, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+            _executor(options, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
         if stale and options.redact and isinstance(pool, InlineExecutor):
             start_scanner()  # loads while this process imports, reads and prices
-        reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spool_folder), [(i, sources[i]) for i in stale])
+        # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
+        spooling = None if options.scheduler else spool_folder
+        reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spooling), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
@@ -181,7 +187,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         for index, source in enumerate(sources):
             state = per_source[index]
             navs = {Path(s.page).stem: all_navs[Path(s.page).stem] for s in state.summaries}
-            kept = None if state.fresh else cache.unchanged_pages(source, navs, out)
+            kept = None if state.fresh else cache.unchanged_pages(source, navs)
             if kept is None or not writer.keep(kept):
                 tasks.append((index, navs))
                 continue
@@ -198,7 +204,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
 
     files_read = len({path for source in sources for path in source.files})
     result.inputs = account(files_read, result.problems, result.summaries)
-    site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key)
+    site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key) if _on_disk(out, roots) else None
     if site_files is None or not writer.keep(sorted(site_files)):
         _write_site_files(writer, result, picker, options)
     writer.finish()
@@ -214,13 +220,19 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
-    writer.write("index.html", renderer.index_page(result.summaries, site_figures(result.summaries), comparisons, result.inputs))
+    for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs):
+        writer.write(name, html)
     writer.write("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
     writer.write("sessions.csv", sessions_csv(result.summaries))
     writer.write("files.html", renderer.files_page(changed_files(result.summaries)))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.write(name, data)
+
+
+def _on_disk(out: Path, roots: list[Path]) -> bool:
+    """Whether the site and its sources are folders of this machine (not objects in a store)."""
+    return all(isinstance(path, Path) for path in (out, *roots))
 
 
 def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
@@ -237,19 +249,18 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
     """What entry.py needs to answer the same command again without building: the listing
     with the digests of the bytes this build used (the logs' as read; the inputs after the
     first `roots`, theme and the like, hashed now), so that a file only touched is known as such."""
-    outputs = output_states(out, written | {MANIFEST})
+    outputs = output_states(out, written | {MANIFEST}) if listing is not None else None
     if listing is None or outputs is None or options.compare or not options.incremental:
         site_record_path(out).unlink(missing_ok=True)
         return
-    read = {state[0]: state for record in cache.fresh.values() for state in record["files"]}
-    attach_digests(listing, read, tuple(str(path) for path in inputs[roots:]))
+    attach_digests(listing, cache.files_read(), tuple(str(path) for path in inputs[roots:]))
     folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
     replace_file(site_record_path(out), {
         "started_ns": started_ns,
         "key": cache.key,
         "code": code_digest(),
         "inputs": [str(path) for path in inputs],
-        "listing": listing,
+        "listing": states_to_json(listing),
         "default_folders": {folder: os.path.isdir(folder) for folder in folders},
         "outputs": outputs,
         "sessions": len(result.summaries),
@@ -281,7 +292,15 @@ class _Read:
 
 
 def _bytes_of(sources: Iterable[SessionSource]) -> int:
-    return sum(state[1] for source in sources for state in file_states(source.files) or [])
+    return sum(state.size for source in sources for state in file_states(source.files) or [])
+
+
+def _executor(options: BuildOptions, work_bytes: int, sources: int):
+    if options.scheduler:
+        from replay_site.build.cluster import DaskExecutor  # dask is an extra, and slow to import
+
+        return DaskExecutor(options.scheduler)
+    return executor_for(options.jobs, work_bytes, sources)
 
 
 def _cache_key(options: BuildOptions) -> str:
@@ -305,10 +324,10 @@ def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessi
     return sessions, problems, states
 
 
-def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str) -> _Read:
-    """Pass 1 for one source: read it (the only read of this build), keep its summaries and
-    what a --compare pair names, and spool its sessions to disk for pass 2, each with what
-    its pages need from all of its steps (views.digest)."""
+def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None) -> _Read:
+    """Pass 1 for one source: read it, keep its summaries and what a --compare pair names,
+    and spool its sessions to disk for pass 2 (when there is a `spool_folder`), each with
+    what its pages need from all of its steps (views.digest)."""
     index, source = task
     picker = ComparePicker(options.compare)
     try:
@@ -323,12 +342,14 @@ def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, 
                 if not options.redact:
                     summary.secrets_left = count_secrets([session], options.redact_patterns)
                 summaries.append(summary)
-                spooled.append((session, views.digest(session, summary)))
+                if spool_folder:
+                    spooled.append((session, views.digest(session, summary)))
                 problems.extend(session.problems)
                 picker.offer(source, session, slug, session is top)
     except Exception as exc:  # one odd source must not cost the user the whole site
         return _Read([], [unread(exc, source.rel)], picker, None, None)
-    return _Read(summaries, problems, picker, states, spool.write(spooled, Path(spool_folder) / f"{index}.pickle"))
+    kept = spool.write(spooled, Path(spool_folder) / f"{index}.pickle") if spool_folder else None
+    return _Read(summaries, problems, picker, states, kept)
 
 
 _Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
@@ -341,7 +362,7 @@ def _sessions_again(source: SessionSource, spooled: str | None, states: list[Fil
     if spooled:
         return spool.read(spooled)
     sessions, _, now = _read_once(source, options)
-    if not same_bytes(now, states):
+    if not same_readings(now, states):
         return None
     walked = [session for top in sessions for session in top.walk()]
     return [(session, views.digest(session, navs[page_slug(session, session.source)][1]), paging.pages_of(session.steps))
@@ -355,7 +376,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
     summarized bytes."""
     source, navs, spooled, states = task
     renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
-    writer = FolderWriter(out)
+    writer = folder_writer(out)
     problems: list[Problem] = []
     detail = "the log changed while the site was being built; build again to see it"
     unwritten = dict(navs)

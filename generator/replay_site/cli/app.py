@@ -49,11 +49,15 @@ def _annotation(option: options.Option) -> Any:
     if option.kind == "repeat":
         return Annotated[Optional[list[option.value_type]], typer.Option(*option.flags, help=option.help, show_default=False,
                                                                           metavar=option.metavar)]
-    value_type = Optional[option.value_type] if option.default is None else option.value_type
+    value_type = str if option.url else option.value_type
+    value_type = Optional[value_type] if option.default is None else value_type
     return Annotated[value_type, typer.Option(*option.flags, help=option.help, min=option.minimum)]
 
 
 SourcesArg = Annotated[Optional[list[Path]], typer.Argument(help="Log files or folders; default: the agents' own log folders.", show_default=False)]
+BuildSourcesArg = Annotated[Optional[list[str]], typer.Argument(
+    help="Log files or folders, or URLs of folders in an object store (s3://bucket/logs); default: the agents' own log folders.",
+    show_default=False)]
 SessionArg = Annotated[Optional[str], typer.Argument(help="A log path, or a session id (or unique id prefix) under --source.", show_default=False)]
 SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).", metavar="PATH")]
 LastOpt = Annotated[bool, _flag("--last", help="Take the most recently started session.")]
@@ -121,14 +125,14 @@ def _write(out: Path, html: str) -> None:
         raise UsageMistake(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def build(sources: SourcesArg = None, **given: Any) -> None:
+def build(sources: BuildSourcesArg = None, **given: Any) -> None:
     """Build the report site: an index of sessions and one page per session."""
     build_command.build(sources, **given)
 
 
 def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
     """`command` with the options table's parameters, as typer reads them from a signature."""
-    parameters = [inspect.Parameter("sources", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=SourcesArg)]
+    parameters = [inspect.Parameter("sources", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=BuildSourcesArg)]
     parameters += [inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
                                      annotation=_annotation(option)) for option in options.BUILD]
     command.__signature__ = inspect.Signature(parameters)

@@ -12,9 +12,11 @@ from typing import Any
 
 from replay_site import ansi, load
 from replay_site.build import options, pipeline
+from replay_site.build.cluster import ClusterUnavailable
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
+from replay_site.readers.files import StoreUnavailable, location
 from replay_site.redact import ScannerUnavailable, decisions
 from replay_site.redact.decisions import DecisionsError
 from replay_site.store.publish import PublishError
@@ -59,7 +61,7 @@ def user_errors() -> Iterator[None]:
     except PermissionError as exc:
         error(f"permission denied: {exc.filename or exc}")
         raise SystemExit(1) from None
-    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable) as exc:
+    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable, ClusterUnavailable, StoreUnavailable) as exc:
         error(str(exc))
         raise SystemExit(1) from None
 
@@ -114,13 +116,14 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
     if unknown:
         raise TypeError(f"unknown build options: {', '.join(sorted(unknown))}")
     chosen = {**options.DEFAULTS, **given}
-    quiet, out = chosen["quiet"], Path(chosen["out"])
+    quiet = chosen["quiet"]
     with user_errors(), output_errors():
-        roots, examples = _build_roots(sources, chosen["format"], quiet)
+        out = location(chosen["out"])
+        roots, examples = _build_roots([location(source) for source in sources or []], chosen["format"], quiet)
         title = EXAMPLES_TITLE if examples and chosen["title"] == options.DEFAULTS["title"] else chosen["title"]
         build_options = pipeline.BuildOptions(format=chosen["format"], theme=chosen["theme"], title=title,
                                               prices=prices(chosen["prices"]), compare=list(chosen["compare"] or []),
-                                              jobs=chosen["jobs"], redact=chosen["redact"],
+                                              jobs=chosen["jobs"], scheduler=chosen["scheduler"], redact=chosen["redact"],
                                               redact_patterns=patterns(chosen["redact_pattern"]), anonymize=chosen["anonymize"],
                                               incremental=not chosen["full"], force=chosen["force"],
                                               decisions=decisions.load(), strict=chosen["strict"])

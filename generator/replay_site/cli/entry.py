@@ -26,6 +26,7 @@ import orjson
 # standard library only, like everything this module imports
 from replay_site.ansi import for_terminal
 from replay_site.build import options
+from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (
     changed_files,
     code_digest,
@@ -96,6 +97,8 @@ def _build_request(argv: list[str]) -> _Request | None:
     arguments = iter(argv[1:])
     for argument in arguments:
         if not argument.startswith("-"):
+            if "://" in argument:
+                return None  # a URL: nothing on this disk to tell it unchanged by
             sources.append(argument)
             continue
         spelling, has_value, value = argument.partition("=")
@@ -113,6 +116,8 @@ def _build_request(argv: list[str]) -> _Request | None:
             return None
         if option.value_type is int and not value.isdigit():
             return None  # not a count: typer's error message
+        if option.url and "://" in value:
+            return None
         given[option.name] = option.value_type(value)
     environment = sorted((k, v) for k, v in os.environ.items() if _FOLDER_VARIABLES.search(k))
     meaning = sorted((name, str(value)) for name, value in given.items() if options.BY_NAME[name].shapes_site)
@@ -128,7 +133,7 @@ def _answer_unchanged(request: _Request) -> bool:
     try:
         record = orjson.loads(site_record_path(request.out).read_bytes())
         listing = tree_listing([Path(path) for path in record["inputs"]])
-        changed = changed_files(record["listing"], listing)
+        changed = changed_files(states_from_json(record["listing"]), listing)
         same_elsewhere = (
             record["request"] == request.key
             and all(os.path.isdir(folder) == existed for folder, existed in record["default_folders"].items())
@@ -140,13 +145,13 @@ def _answer_unchanged(request: _Request) -> bool:
     if changed is None or not same_elsewhere:
         return False
     if changed:
-        if request.arguments["redact"] and sum(entry[1] for entry in changed) < _READ_HERE_BYTES:
+        if request.arguments["redact"] and sum(entry.size for entry in changed) < _READ_HERE_BYTES:
             from replay_site.redact.detect import start_scanner
 
             start_scanner()
         return False
-    if listing != record["listing"]:  # touched files: their new stat, so they are not hashed again
-        replace_file(site_record_path(request.out), orjson.dumps({**record, "listing": listing}))
+    if (seen := states_to_json(listing)) != record["listing"]:  # touched files: their new stat, so they are not hashed again
+        replace_file(site_record_path(request.out), orjson.dumps({**record, "listing": seen}))
     if not request.quiet:
         for problem in record["problems"]:
             print(f"warning: {for_terminal(problem, color=False, line=True)}", file=sys.stderr)

@@ -16,6 +16,10 @@ PAGE_STEPS = 200
 # away without JavaScript): a page's links do not grow with the number of pages.
 NEIGHBOURS = 2
 LANDMARKS = 12
+# The index's session table is cut the same way: `index.html` shows the first INDEX_ROWS
+# sessions (and the totals over all of them), `index-<k>.html` the k-th INDEX_ROWS; each
+# page stays well under 1 MB however many sessions the site holds (~1 KB a row).
+INDEX_ROWS = 400
 
 
 def page_count(steps: int) -> int:
@@ -36,6 +40,14 @@ def page_range(page: int, steps: int) -> range:
 def page_path(slug: str, page: int = 1) -> str:
     """A page's path relative to the site root."""
     return f"sessions/{slug}.html" if page == 1 else f"sessions/{slug}/{page}.html"
+
+
+def index_path(page: int) -> str:
+    return "index.html" if page == 1 else f"index-{page}.html"
+
+
+def index_page_count(sessions: int) -> int:
+    return max(1, -(-sessions // INDEX_ROWS))
 
 
 def root_of(path: str) -> str:

@@ -144,16 +144,33 @@ class Renderer:
         and the links, so that the site around it stays whole."""
         return self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
 
-    def index_page(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = (),
-                   inputs: Inputs | None = None) -> str:
-        return self.env.get_template("index.html").render(
-            root="",
-            summaries=summaries,
-            totals=figures,
-            inputs=formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None,
-            day_charts=charts.day_charts(figures.by_day),
-            comparisons=comparisons,
-        )
+    def index_pages(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = (),
+                    inputs: Inputs | None = None) -> Iterator[tuple[str, str]]:
+        """The index, a page of paging.INDEX_ROWS sessions at a time (paging.index_path), each
+        with the totals over all of them and the account of what was read; the charts and the
+        project breakdown only on the first (they are a large part of a page, and the same on
+        every one)."""
+        template = self.env.get_template("index.html")
+        day_charts = charts.day_charts(figures.by_day)
+        pages = paging.index_page_count(len(summaries))
+        projects, more_projects = views.index_projects(figures.by_project)
+        has_project = any(summary.project for summary in summaries)
+        inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
+        for page in range(1, pages + 1):
+            yield paging.index_path(page), template.render(
+                root="",
+                summaries=summaries,  # every session: a theme's own index may use them
+                has_project=has_project,
+                projects=projects if page == 1 else [],
+                more_projects=more_projects if page == 1 else "",
+                rows=summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
+                page_links=views.index_page_links(page, pages),
+                rows_label=views.index_rows_label(page, len(summaries)),
+                totals=figures,
+                inputs=inputs_line,
+                day_charts=day_charts if page == 1 else [],
+                comparisons=comparisons,
+            )
 
     def files_page(self, files: list[ChangedFile]) -> str:
         """files.html: every file a session changed, with its sessions and steps."""

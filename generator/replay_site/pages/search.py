@@ -11,7 +11,8 @@ Three kinds of files, so that the first search on a site of thousands of session
 - `assets/search/<slug>.terms`, the session's distinct words, one per line, written with the
   shard so that the end of a build (incremental or not) never reads shards again.
 - At the end of the build, `assets/search-index.js` (every session's slug, title, page and
-  shard size) and `assets/search/terms/<xx>.js`, a word -> sessions map split into buckets by
+  shard size; past SESSION_CHUNK sessions, the first SESSION_CHUNK, the rest in
+  `assets/search/sessions/<k>.js`, so a first search loads under 1 MB at any size) and `assets/search/terms/<xx>.js`, a word -> sessions map split into buckets by
   the word's first two characters (three for a bucket past SPLIT_BYTES). A query loads the
   index, the buckets of its words, then only the shards of sessions that hold every word, in
   the index's order, within a byte budget.
@@ -24,8 +25,9 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -39,6 +41,9 @@ TAIL = 2_000  # and from its end
 MAX_WORD = 40  # longer "words" are hashes and base64: not worth a term-map entry
 SPLIT_BYTES = 200_000  # a term-map bucket larger than this is split by three characters
 TITLE = 100  # characters of a session's title in the site index (what a hit shows)
+# Rows of the session table in the site index (~180 bytes each); a larger site keeps the
+# rest in assets/search/sessions/<k>.js, loaded for the sessions a query's words name.
+SESSION_CHUNK = 2000
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -161,24 +166,51 @@ def site_files(out: Path, summaries: list[SessionSummary]) -> dict[str, bytes]:
     """The site index and the word -> sessions buckets, from the files pass 2 wrote.
     Session numbers are positions in `summaries` (the index page's order)."""
     sessions, postings = [], defaultdict(list)
-    folder = os.fspath(out)  # strings, not Paths: this runs for every session of the site
-    for number, summary in enumerate(summaries):
+    slugs = [summary.page.rpartition("/")[2].removesuffix(".html") for summary in summaries]
+    shards = _local_shards(out, slugs) if isinstance(out, Path) else _stored_shards(out, slugs)
+    for number, (summary, slug, (shard_bytes, words)) in enumerate(zip(summaries, slugs, shards)):
         name = _base36(number)
-        slug = summary.page.rpartition("/")[2].removesuffix(".html")
-        try:
-            shard_bytes = os.stat(os.path.join(folder, shard_name(slug))).st_size
-            with open(os.path.join(folder, terms_name(slug)), "rb") as stream:
-                words = stream.read().decode().split("\n")
-        except OSError:  # no shard: the session stays listed (numbers are positions), unsearched
-            shard_bytes, words = 0, []
         sessions.append([slug, summary.title[:TITLE], summary.page, shard_bytes])
         for word in words:
             postings[word].append(name)
     postings.pop("", None)  # the one word of an empty list
     files = _bucket_files(postings)
     buckets = [name.rsplit("/", 1)[1].removesuffix(".js") for name in files]
-    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps({"sessions": sessions, "buckets": buckets}) + b";\n"
+    head: dict[str, Any] = {"sessions": sessions[:SESSION_CHUNK], "buckets": buckets}
+    if len(sessions) > SESSION_CHUNK:
+        head |= {"count": len(sessions), "chunk": SESSION_CHUNK}
+        for chunk in range(1, -(-len(sessions) // SESSION_CHUNK)):
+            rows = sessions[chunk * SESSION_CHUNK:(chunk + 1) * SESSION_CHUNK]
+            files[f"assets/search/sessions/{chunk}.js"] = _assign("REPLAY_SESSIONS", str(chunk), rows)
+    files["assets/search-index.js"] = b"window.REPLAY_SEARCH=" + orjson.dumps(head) + b";\n"
     return files
+
+
+def _local_shards(out: Path, slugs: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """Each session's shard size and words; (0, []) for a session without a shard: it stays
+    listed (numbers are positions), unsearched."""
+    folder = os.fspath(out)  # strings, not Paths: this runs for every session of the site
+    for slug in slugs:
+        try:
+            shard_bytes = os.stat(os.path.join(folder, shard_name(slug))).st_size
+            with open(os.path.join(folder, terms_name(slug)), "rb") as stream:
+                yield shard_bytes, stream.read().decode().split("\n")
+        except OSError:
+            yield 0, []
+
+
+def _stored_shards(out: Any, slugs: list[str]) -> list[tuple[int, list[str]]]:
+    """As _local_shards, for a site in a store (a UPath): one listing for the sizes, and the
+    word lists fetched together (fsspec runs the requests concurrently)."""
+    base = out.path.rstrip("/")
+    sizes = {name.removeprefix(base).lstrip("/"): info.get("size", 0)
+             for name, info in out.fs.find(f"{base}/assets/search", detail=True).items()}
+    terms = out.fs.cat([f"{base}/{terms_name(slug)}" for slug in slugs], on_error="omit")
+    found = []
+    for slug in slugs:
+        data = terms.get(f"{base}/{terms_name(slug)}")
+        found.append((sizes.get(shard_name(slug), 0), data.decode().split("\n")) if data is not None else (0, []))
+    return found
 
 
 def _base36(number: int) -> str:

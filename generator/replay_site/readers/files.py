@@ -7,6 +7,10 @@ symlinks are resolved) before a byte is read.
 Agents compress old logs (Codex CLI 0.137+ keeps rollouts idle for a week as
 `rollout-*.jsonl.zst`), so a log is opened by its content: zstd and gzip streams (told by their
 magic bytes, whatever the name) are read decompressed, frame after frame, by `open_log`.
+A source may also be a URL (s3://, gs://, az://, memory://, ...): `location` makes it a
+universal_pathlib UPath, whose Path-like methods the readers use as they use a Path's, and
+which opens objects through fsspec (credentials and endpoints as each fsspec backend reads
+them: AWS_ENDPOINT_URL, GOOGLE_APPLICATION_CREDENTIALS, ...). A local path stays a Path.
 """
 from __future__ import annotations
 
@@ -29,6 +33,29 @@ HEAD_LINES = 30  # the most lines any reader's detect looks at
 HEAD_LIMIT = 1024 * 1024  # a head never grows past this, however long its first lines are
 
 
+class StoreUnavailable(Exception):
+    """A URL whose store this installation cannot reach (universal_pathlib or the fsspec backend missing)."""
+
+
+def location(text: str | os.PathLike) -> Path:
+    """A source or output as the user named it: a Path, or a UPath for a URL (file:// is local)."""
+    text = os.fspath(text)
+    if text.startswith("file://"):
+        return Path(text.removeprefix("file://"))
+    if "://" not in text:
+        return Path(text)
+    try:
+        from upath import UPath  # an extra (s3, gcs, dask): only a URL needs it
+
+        return UPath(text)
+    except ImportError as exc:
+        raise StoreUnavailable(f"{text}: {exc} (pip install 'replay-site[s3]' or '[gcs]')") from None
+
+
+def is_local(path: object) -> bool:
+    return isinstance(path, Path)
+
+
 class NotRegularFile(OSError):
     """A source that is a FIFO, device, socket or folder: never opened for reading."""
 
@@ -49,8 +76,11 @@ def open_regular(path: Path) -> BinaryIO:
     """`path` opened for binary reading, only if it is a regular file (symlinks followed).
 
     O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; it has
-    no effect on reading a regular file, which is all that is ever read.
+    no effect on reading a regular file, which is all that is ever read. An object of a
+    store (a UPath) is opened through fsspec: object stores hold nothing but regular files.
     """
+    if not is_local(path):
+        return path.open("rb")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
@@ -87,13 +117,13 @@ class _Decompressed(io.RawIOBase):
     """The decompressed bytes of a zstd or gzip file, across concatenated frames or members
     (Codex appends zstd frames to one file); a cut or corrupt stream raises DamagedStream."""
 
-    def __init__(self, raw: BinaryIO, new_decoder: Callable[[], Any], what: str) -> None:
+    def __init__(self, raw: BinaryIO, size: int, new_decoder: Callable[[], Any], what: str) -> None:
         self._raw, self._new, self._what = raw, new_decoder, what
         self._decoder = new_decoder()
         self._pending = b""  # decompressed, not yet handed out
         self._fed = False  # the current frame has been given bytes (an unfinished frame at EOF is a cut)
         self._given = 0
-        self._limit = MAX_EXPANSION * os.fstat(raw.fileno()).st_size + EXPANSION_ALLOWANCE
+        self._limit = MAX_EXPANSION * size + EXPANSION_ALLOWANCE
 
     def readable(self) -> bool:
         return True
@@ -134,6 +164,11 @@ def is_decompressed(handle: BinaryIO) -> bool:
     return isinstance(getattr(handle, "raw", None), _Decompressed)
 
 
+def stored_size(path: Path, handle: BinaryIO) -> int:
+    """The size of the file `handle` holds open, as stored (compressed, when it is)."""
+    return os.fstat(handle.fileno()).st_size if is_local(path) else path.stat().st_size
+
+
 def open_log(path: Path) -> BinaryIO:
     """`path` opened like `open_regular`, its content decompressed when it is a zstd or gzip
     stream (told by its first bytes, not its name)."""
@@ -145,9 +180,9 @@ def open_log(path: Path) -> BinaryIO:
         handle.close()
         raise
     if magic.startswith(ZSTD_MAGIC):
-        decoder = _Decompressed(handle, lambda: zstandard.ZstdDecompressor().decompressobj(), "zstd")
+        decoder = _Decompressed(handle, stored_size(path, handle), lambda: zstandard.ZstdDecompressor().decompressobj(), "zstd")
     elif magic.startswith(GZIP_MAGIC):
-        decoder = _Decompressed(handle, lambda: zlib.decompressobj(wbits=zlib.MAX_WBITS | 16), "gzip")
+        decoder = _Decompressed(handle, stored_size(path, handle), lambda: zlib.decompressobj(wbits=zlib.MAX_WBITS | 16), "gzip")
     else:
         return handle
     return io.BufferedReader(decoder, HEAD_CHUNK)  # type: ignore[return-value]
@@ -208,7 +243,7 @@ def read_head(path: Path, named: bool = False) -> Head:
     """The head of `path` (decompressed when it is compressed); raises OSError (PermissionError,
     NotRegularFile, DamagedStream, …) when unreadable."""
     with open_log(path) as handle:
-        size = os.fstat(handle.fileno()).st_size
+        size = stored_size(path, handle)
         compressed = is_decompressed(handle)
         chunks: list[bytes] = []
         total = newlines = 0

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -27,16 +26,9 @@ import orjson
 from replay_site import __version__
 from replay_site.figures.summary import ModelFigures, SessionSummary
 from replay_site.model import Problem
-from replay_site.store.states import (
-    cache_path,
-    code_digest,
-    content_digest,
-    replace_file,
-    tree_digest,
-)
-
-# One file as a build saw it: [path, size, mtime_ns, inode, content digest].
-FileState = list
+from replay_site.store.file_state import FileState, same_bytes, states_from_json, states_to_json
+from replay_site.store.objects import CACHE_OBJECT
+from replay_site.store.states import cache_path, code_digest, replace_file, tree_digest
 
 # The libraries whose output is part of the pages (markup, highlighting, prices, redaction):
 # another version may write other bytes, so it is another cache.
@@ -75,19 +67,15 @@ def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:
 
 def file_states(paths: tuple[Path, ...]) -> list[FileState] | None:
     """The files' stat identity (no digest yet); None when one is missing or unreadable."""
-    states = []
-    for path in paths:
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        states.append([str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino, ""])
-    return states
+    try:
+        return [FileState.of(path) for path in paths]
+    except OSError:
+        return None
 
 
 def with_digests(states: list[FileState]) -> list[FileState] | None:
     try:
-        return [[path, size, mtime, inode, content_digest(path, size)] for path, size, mtime, inode, _ in states]
+        return [state.with_digest() for state in states]
     except OSError:
         return None
 
@@ -98,24 +86,14 @@ def still_the_same(recorded: list[FileState], paths: tuple[Path, ...]) -> list[F
     current = file_states(paths)
     if current is None or len(current) != len(recorded):
         return None
-    for now, then in zip(current, recorded):
-        if now[:4] == then[:4]:
-            now[4] = then[4]
-            continue
-        if now[0] != then[0] or now[1] != then[1]:
-            return None  # another file, or other size: changed without reading a byte
-        try:
-            now[4] = content_digest(now[0], now[1])
-        except OSError:
-            return None
-        if now[4] != then[4]:
-            return None
-    return current
+    return current if all(same_bytes(then, now) for then, now in zip(recorded, current)) else None
 
 
-def same_bytes(first: list[FileState] | None, second: list[FileState] | None) -> bool:
+def same_readings(first: list[FileState] | None, second: list[FileState] | None) -> bool:
     """Whether two readings of a source's files saw the same bytes (paths, sizes, digests)."""
-    return first is not None and second is not None and [s[:2] + s[4:] for s in first] == [s[:2] + s[4:] for s in second]
+    def seen(states: list[FileState]) -> list[tuple[str, int, str]]:
+        return [(state.path, state.size, state.digest) for state in states]
+    return first is not None and second is not None and seen(first) == seen(second)
 
 
 def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
@@ -125,7 +103,8 @@ def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
 
 class BuildCache:
     def __init__(self, out: Path, key: str, enabled: bool = True):
-        self.path = cache_path(out, "json")
+        # A site in a store keeps its cache with it, for whichever machine builds it next.
+        self.path = cache_path(out, "json") if isinstance(out, Path) else out / CACHE_OBJECT
         self.key = key
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
@@ -147,21 +126,20 @@ class BuildCache:
         record = self.records.get(self._id(source))
         if not record or not isinstance(record.get("files"), list):
             return None
-        states = still_the_same(record["files"], source.files)
+        states = still_the_same(states_from_json(record["files"]), source.files)
         if states is None:
             return None
         summaries = [SessionSummary(**{**item, "by_model": {k: ModelFigures(**v) for k, v in item["by_model"].items()}})
                      for item in record["summaries"]]
         return summaries, [Problem(**item) for item in record["problems"]], states
 
-    def unchanged_pages(self, source, navs: dict[str, Any], out: Path) -> list[str] | None:
-        """The files written for `source` last time, when none of them needs writing again."""
+    def unchanged_pages(self, source, navs: dict[str, Any]) -> list[str] | None:
+        """The files written for `source` last time, when none of them needs writing again
+        (the site writer's keep() finds out whether they are all still there)."""
         record = self.records.get(self._id(source))
         if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
             return None
-        written = record.get("written", [])
-        folder = os.fspath(out)
-        return written if all(os.path.isfile(os.path.join(folder, name)) for name in written) else None
+        return record.get("written", [])
 
     def same_sources(self) -> bool:
         """Whether this build recorded exactly the sources the last one did (none new, none gone)."""
@@ -174,14 +152,25 @@ class BuildCache:
         if states is None:
             return
         self.fresh[self._id(source)] = {
-            "files": states,
+            "files": states_to_json(states),
             "summaries": summaries,  # dataclasses, as orjson writes them
             "problems": problems,
             "pages": {slug: nav_key(value) for slug, value in navs.items()},
             "written": sorted(written),
         }
 
+    def files_read(self) -> dict[str, FileState]:
+        """The state of every file this build recorded, by path."""
+        return {state.path: state for record in self.fresh.values() for state in states_from_json(record["files"])}
+
     def save(self) -> None:
         """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        replace_file(self.path, orjson.dumps({"key": self.key, "sources": self.fresh}))
+        data = orjson.dumps({"key": self.key, "sources": self.fresh})
+        if isinstance(self.path, Path):
+            replace_file(self.path, data)
+            return
+        try:
+            self.path.write_bytes(data)  # an object is replaced whole
+        except OSError:
+            pass  # as replace_file: a cache that cannot be written only costs a later build time
 

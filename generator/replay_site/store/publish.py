@@ -77,6 +77,8 @@ def output_folder(out: Path, sources: Iterable[Path]) -> Path:
             raise PublishError(f"the output {out} is a file, not a folder")
         real = out.resolve()
         for source in sources:
+            if not isinstance(source, Path):
+                continue  # a store's objects cannot overlap a local folder
             source = source.resolve()
             if source == real or real.is_relative_to(source) or source.is_relative_to(real):
                 raise PublishError(f"the output folder {out} overlaps the source {source}; choose a folder outside the logs")

@@ -13,15 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from replay_site import cache_folder
-
-# Logs up to this size are hashed whole; larger ones by their first and last EDGE_BYTES and
-# their size (an append always changes the size; hashing a 30 MB log whole on every
-# touch would cost more than the rest of a no-op rebuild).
-WHOLE_DIGEST_BYTES = 4 << 20
-EDGE_BYTES = 256 << 10
+from replay_site.store.file_state import MISSING, FileState, content_digest, same_bytes
 
 # The files and folders under a build's inputs, in walk order (tree_listing).
-Listing = list[list]
+Listing = list[FileState]
 
 
 def tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) -> str:
@@ -48,24 +43,11 @@ def site_record_path(out: Path) -> Path:
     return cache_path(out, "site.json")
 
 
-def content_digest(path: str | Path, size: int) -> str:
-    """Digest of the first `size` bytes of `path`: all of them when few, else head + tail + size."""
-    digest = hashlib.blake2b(str(size).encode(), digest_size=20)
-    with open(path, "rb") as stream:
-        if size <= WHOLE_DIGEST_BYTES:
-            digest.update(stream.read(size))
-        else:
-            digest.update(stream.read(EDGE_BYTES))
-            stream.seek(size - EDGE_BYTES)
-            digest.update(stream.read(EDGE_BYTES))
-    return digest.hexdigest()
-
-
 def tree_listing(paths: list[Path]) -> Listing | None:
     """Every file and folder under `paths` (files or folders, missing ones included as
-    missing), in walk order: a file as [path, size, mtime_ns, inode, digest], the digest
-    empty until attach_digests() fills it. None when a symbolic link makes the walk unlike
-    the readers' own, so that nothing is ever taken as unchanged on a guess."""
+    missing), in walk order, files without their digest until attach_digests() fills it.
+    None when a symbolic link makes the walk unlike the readers' own, so that nothing is
+    ever taken as unchanged on a guess."""
     entries: Listing = []
     pending = [str(path) for path in reversed(paths)]
     while pending:
@@ -73,38 +55,36 @@ def tree_listing(paths: list[Path]) -> Listing | None:
         try:
             status = os.lstat(path)
         except OSError:
-            entries.append([path, "missing"])
+            entries.append(FileState(path, MISSING))
             continue
         if stat.S_ISLNK(status.st_mode):
             return None
-        if stat.S_ISDIR(status.st_mode):
+        entry = FileState.of_status(path, status)
+        entries.append(entry)
+        if not entry.is_file:
             try:
                 names = sorted(os.listdir(path), reverse=True)
             except OSError:
                 return None
-            entries.append([path, "folder"])
             pending.extend(os.path.join(path, name) for name in names)
-        else:
-            entries.append([path, status.st_size, status.st_mtime_ns, status.st_ino, ""])
     return entries
 
 
-def attach_digests(listing: Listing, known: dict[str, list], hashed: tuple[str, ...]) -> None:
+def attach_digests(listing: Listing, known: dict[str, FileState], hashed: tuple[str, ...]) -> None:
     """Fill in the content digests a later run needs to tell a touched file from a changed
-    one: from `known` file states ([path, size, mtime_ns, inode, digest], taken when the
-    build read the file) when they are of the same stat, else computed for the regular
-    files under `hashed` (theme, prices: small). A file left without one is taken as changed
-    whenever its stat moves."""
+    one: from `known` file states (taken when the build read the file) when they are of the
+    same stat, else computed for the regular files under `hashed` (theme, prices: small).
+    A file left without one is taken as changed whenever its stat moves."""
     for entry in listing:
-        if len(entry) != 5:
+        if not entry.is_file:
             continue
-        state = known.get(entry[0])
-        if state is not None and state[1:4] == entry[1:4]:
-            entry[4] = state[4]
-        elif entry[0].startswith(hashed):
+        state = known.get(entry.path)
+        if state is not None and state.same_stat(entry):
+            entry.digest = state.digest
+        elif entry.path.startswith(hashed):
             try:
-                if stat.S_ISREG(os.lstat(entry[0]).st_mode):
-                    entry[4] = content_digest(entry[0], entry[1])
+                if stat.S_ISREG(os.lstat(entry.path).st_mode):
+                    entry.digest = content_digest(entry.path, entry.size)
             except OSError:
                 pass
 
@@ -112,26 +92,14 @@ def attach_digests(listing: Listing, known: dict[str, list], hashed: tuple[str, 
 def changed_files(recorded: Listing, current: Listing | None) -> Listing | None:
     """The files of `current` whose bytes differ from `recorded`'s (none: the same bytes), or
     None when the listings differ otherwise (a file or folder added, removed, or not the
-    same kind). A file of the same stat is the same; one only touched is hashed and the
-    same when its size and content digest are. Digests are copied into `current` (so it
-    can be recorded in turn)."""
+    same kind). Digests are kept in `current` (so it can be recorded in turn)."""
     if current is None or len(current) != len(recorded):
         return None
     changed = []
     for then, now in zip(recorded, current):
-        if now[0] != then[0] or (len(now) != 5) != (len(then) != 5) or (len(now) != 5 and now[1] != then[1]):
+        if (now.path, now.kind) != (then.path, then.kind):
             return None
-        if len(now) != 5 or now[1:4] == then[1:4]:
-            now[4:] = then[4:]
-            continue
-        if now[1] != then[1] or not then[4]:
-            changed.append(now)
-            continue
-        try:
-            now[4] = content_digest(now[0], now[1])
-        except OSError:
-            return None
-        if now[4] != then[4]:
+        if now.is_file and not same_bytes(then, now):
             changed.append(now)
     return changed
 

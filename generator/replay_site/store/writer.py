@@ -78,6 +78,24 @@ class FolderWriter:
             self.written.discard(relative)
 
 
+def folder_writer(root):
+    """The writer a worker writes one source's files with: into a folder, or a store's (objects.py)."""
+    if isinstance(root, Path):
+        return FolderWriter(root)
+    from replay_site.store.objects import ObjectWriter
+
+    return ObjectWriter(root)
+
+
+def site_writer(out, sources: Iterable[Path] = (), force: bool = False):
+    """The build's writer: a staging folder swapped in whole, or a store's objects in order."""
+    if isinstance(out, Path):
+        return SiteWriter(out, sources, force)
+    from replay_site.store.objects import ObjectSiteWriter
+
+    return ObjectSiteWriter(out, force)
+
+
 class SiteWriter(FolderWriter):
     """Stages a whole site beside `out` and publishes it in finish(). Use it as a context
     manager: leaving the block without finish() (an error, Ctrl-C) removes the staging

@@ -51,7 +51,7 @@ class SessionMeta:
 
     def apply(self, session: Session, path: Path, uuids: set[str], first_prompt: str) -> None:
         """Title, agent name and pull requests onto `session` (whose lines have `uuids`)."""
-        leaf_titles = {**_project_summaries(str(path.parent)), **self.summaries}
+        leaf_titles = {**_project_summaries(path.parent), **self.summaries}
         owned = [title for leaf, title in leaf_titles.items() if leaf in uuids]
         session.title = self.custom_title or self.ai_title or (owned[-1] if owned else "") or first_prompt or session.id
         if self.agent_name:
@@ -76,11 +76,11 @@ def _mentions(handle, marks: tuple[bytes, ...], block: int = 1 << 20) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _project_summaries(folder: str) -> dict[str, str]:
+def _project_summaries(folder: Path) -> dict[str, str]:
     """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
     title into another session's file. Only lines mentioning "summary" are parsed, so this is cheap."""
     found: dict[str, str] = {}
-    for path in sorted(Path(folder).glob("*.jsonl*")):
+    for path in sorted(folder.glob("*.jsonl*")):
         if plain_name(path).suffix != ".jsonl":
             continue
         try:
