@@ -47,13 +47,18 @@ def test_the_index_pages_list_every_session_once_in_the_site_order(five_thousand
     # 5,000 rows at 400 a page: 13 pages (12 full, then 200 rows)
     assert list(pages) == ["index.html", *(f"index-{k}.html" for k in range(2, 14))]
     listed = []
-    for name in pages:
+    reachable = set()
+    for number, name in enumerate(pages, start=1):
         soup = BeautifulSoup(pages[name], "html.parser")
         listed += [a["href"] for a in soup.select("table.session-table tbody td.title a")]
         nav = soup.select_one("nav.page-nav")
-        assert [a.get_text() for a in nav.select("a")] == [str(k) for k in range(1, 14)]
+        # the window of a long session's pager: page 1 links 1-4, 6, 8, 10, 12, 13 (landmarks every 2)
+        window = paging.page_window(number, 13)
+        assert [a.get_text() for a in nav.select("a")] == [str(k) for k in window]
+        reachable |= set(window)
         assert nav.select_one("a[aria-current=page]")["href"] == "#"
-    assert listed == [row.page for row in rows]
+    assert listed == [row.page for row in rows] and reachable == set(range(1, 14))
+    assert paging.page_window(1, 13) == [1, 2, 3, 4, 6, 8, 10, 12, 13]
     last = BeautifulSoup(pages["index-13.html"], "html.parser")
     assert "4,801–5,000 of 5,000" in last.select_one("nav.page-nav").get_text()
     assert last.select_one("a[rel=prev]")["href"] == "index-12.html"
@@ -106,8 +111,8 @@ def test_search_finds_sessions_past_the_first_chunk_and_the_pages_link_up(browse
     monkeypatch.setattr(paging, "INDEX_ROWS", 10)
     out = tmp_path / "site"
     pipeline.build([DATA], out, pipeline.BuildOptions(incremental=False))
-    chunks = sorted(path.name for path in (out / "assets" / "search" / "sessions").iterdir())
-    assert chunks == [f"{k}.js" for k in range(1, 9)]  # 33 sessions, 4 a file: the index's 4, then 8 files
+    chunks = sorted((path.name for path in (out / "assets" / "search" / "sessions").iterdir()), key=lambda name: int(name[:-3]))
+    assert chunks == [f"{k}.js" for k in range(1, 12)]  # 48 sessions, 4 a file: the index's 4, then 11 files
     number = next(i for i, line in enumerate(orjson.loads((out / "sessions.json").read_bytes())["sessions"])
                   if line["page"].startswith("sessions/legacy-mixed"))
     assert number >= 4  # the session searched for below is past the index's own rows
@@ -122,6 +127,6 @@ def test_search_finds_sessions_past_the_first_chunk_and_the_pages_link_up(browse
     page.locator("nav.page-nav a[rel=next]").click()
     assert page.url.endswith("index-2.html")
     assert page.locator("table.session-table tbody tr").count() == 10
-    assert re.search(r"11–20 of 33", page.locator("nav.page-nav").inner_text())
+    assert re.search(r"11–20 of 48", page.locator("nav.page-nav").inner_text())
     assert page.errors == [] and page.remote == []
     context.close()

@@ -101,10 +101,15 @@ INDEX_PROJECTS = 100
 
 
 def index_page_links(page: int, pages: int) -> list[PageLink]:
-    """The links between the index's pages (none for a one-page index)."""
+    """The links between the index's pages (none for a one-page index): the same window as a
+    long session's pager, so that a page's links do not grow with the number of pages."""
+    if pages <= 1:
+        return []
+    window = paging.page_window(page, pages)
     return [PageLink(k, "#" if k == page else paging.index_path(k), k == page,
-                     "prev" if k == page - 1 else "next" if k == page + 1 else None)
-            for k in range(1, pages + 1)] if pages > 1 else []
+                     "prev" if k == page - 1 else "next" if k == page + 1 else None,
+                     f"{k:,}", index > 0 and k > window[index - 1] + 1)
+            for index, k in enumerate(window)]
 
 
 def index_projects(by_project: dict[str, Any]) -> tuple[list[tuple[str, Any]], str]:

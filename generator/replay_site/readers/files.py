@@ -248,9 +248,12 @@ def read_head(path: Path, named: bool = False) -> Head:
         chunks: list[bytes] = []
         total = newlines = 0
         ended = False
+        # read1 where the handle has it (a local or decompressed file: what is at hand, not
+        # HEAD_CHUNK bytes by force); an object store's file has only read
+        read_some = getattr(handle, "read1", handle.read)
         while total < HEAD_LIMIT and newlines < HEAD_LINES:
             try:
-                chunk = handle.read1(HEAD_CHUNK)
+                chunk = read_some(HEAD_CHUNK)
             except DamagedStream:
                 if not chunks:
                     raise
