@@ -129,6 +129,8 @@
   function setDrawer(open) {
     body.classList.toggle("nav-open", open);
     navToggle.setAttribute("aria-expanded", open ? "true" : "false");
+    var entry = open && stepNav.querySelector(".step-index a[aria-current]");
+    if (entry) followInNavigator(entry);
   }
   if (navToggle && stepNav) {
     navToggle.hidden = false;
@@ -140,13 +142,18 @@
   // Search runs from its own file, loaded beside this one (never in a single-file export,
   // whose Content-Security-Policy admits only this script): its box shows when it can work.
   var self = document.currentScript;
+  function loadBeside(name) {
+    var script = document.createElement("script");
+    script.src = self.src.replace(/app\.js(\?.*)?$/, name);
+    document.head.appendChild(script);
+  }
   var searchForm = document.querySelector("form.search");
   if (self && self.src && searchForm) {
     searchForm.hidden = false;
-    var script = document.createElement("script");
-    script.src = self.src.replace(/app\.js(\?.*)?$/, "search-ui.js");
-    document.head.appendChild(script);
+    loadBeside("search-ui.js");
   }
+  // the session page's own tools; a single-file export has them inline after this script
+  if (self && self.src && document.getElementById("session-map")) loadBeside("session-ui.js");
 
   // ---- Anchored elements keep clear of the sticky bar, whose height depends on the screen
   // and on what this script revealed in it (so it is measured after those).
@@ -167,13 +174,12 @@
     var match = /^#step-(\d+)(?:-|$)/.exec(hash);
     return match ? parseInt(match[1], 10) : null;
   }
+  // Pages hold map.pages.size steps each; page 1 is `first`, page k is `later` + k + `suffix`.
   function pageHrefOf(number) {
-    if (!map || !map.pages) return null;
-    for (var i = 0; i < map.pages.length; i++) {
-      var page = map.pages[i];
-      if (number >= page[0] && number <= page[1]) return page[2];
-    }
-    return null;
+    var pages = map && map.pages;
+    if (!pages || number < 1 || number > pages.steps) return null;
+    var k = Math.ceil(number / pages.size);
+    return k === 1 ? pages.first : pages.later + k + pages.suffix;
   }
   // A link to a step that lives on another page of this session (an old link, or one typed
   // by hand) goes to that page.
@@ -241,6 +247,7 @@
   }
   function numberOf(step) { return parseInt(step.getAttribute("data-step") || step.id.slice(5), 10); }
   var lastHash = location.hash;
+  var currentListeners = [];  // told the number of each step that becomes current (session-ui.js)
   function markCurrent(step) {
     var hash = step ? "#" + step.id : "";
     if (hash === lastHash) return;
@@ -248,7 +255,19 @@
     history.replaceState(history.state, "", location.pathname + location.search + hash);
     document.querySelectorAll(".step-index a[aria-current]").forEach(function (a) { a.removeAttribute("aria-current"); });
     var entry = step && document.querySelector('.step-index a[href="#' + step.id + '"]');
-    if (entry) entry.setAttribute("aria-current", "step");
+    if (entry) {
+      entry.setAttribute("aria-current", "step");
+      followInNavigator(entry);
+    }
+    if (step) currentListeners.forEach(function (listener) { listener(numberOf(step)); });
+  }
+  // The navigator (a sticky column, or the drawer) keeps the current step's entry in sight.
+  function followInNavigator(entry) {
+    if (!stepNav || stepNav.scrollHeight <= stepNav.clientHeight) return;
+    var top = entry.getBoundingClientRect().top - stepNav.getBoundingClientRect().top;
+    if (top < 0 || top > stepNav.clientHeight - entry.offsetHeight) {
+      stepNav.scrollTop += top - stepNav.clientHeight / 3;
+    }
   }
   function goToStep(step) {
     active = step;
@@ -277,8 +296,9 @@
     // past the ends of this page: the neighbouring page of the same session
     goToNumber(delta > 0 ? numberOf(list[list.length - 1]) + 1 : numberOf(list[0]) - 1);
   }
+  // The map lists this page's error steps and the nearest on either side.
   function errorSteps() {
-    if (map && (map.errors || map.failed)) return (map.errors || map.failed).slice().sort(function (a, b) { return a - b; });
+    if (map && map.errors) return map.errors.slice().sort(function (a, b) { return a - b; });
     return Array.prototype.map.call(document.querySelectorAll("li.step.has-error"), numberOf);
   }
   function moveError(forward) {
@@ -309,6 +329,12 @@
     return false;
   }
 
+  // a page opened at a step: its navigator entry is current, and in sight, from the start
+  if (active) {
+    lastHash = null;
+    markCurrent(active);
+  }
+
   var scrollPending = false;
   if (document.querySelector("li.step")) {
     window.addEventListener("scroll", function () {
@@ -317,6 +343,20 @@
       setTimeout(function () { scrollPending = false; markCurrent(currentStep()); }, 150);
     }, { passive: true });
   }
+
+  // A step shown without taking the focus (the scrubber keeps it while it moves).
+  function showStep(step) {
+    active = step;
+    for (var el = step.parentElement; el; el = el.parentElement) { if (el.tagName === "DETAILS") el.open = true; }
+    step.scrollIntoView({ block: "start" });
+    markCurrent(step);
+  }
+  // ---- What session-ui.js (scrubber, step jump, copy link) builds on.
+  window.ReplaySession = {
+    map: map, goToNumber: goToNumber, showStep: showStep, numberOf: numberOf, measureTopbar: measureTopbar,
+    active: function () { return active; },
+    onCurrent: function (listener) { currentListeners.push(listener); }
+  };
 
   // ---- Keys, and a dialog listing them.
   var KEYS = [

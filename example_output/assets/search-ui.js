@@ -95,6 +95,20 @@
     var three = bucketOf(word, 3);
     return known.indexOf(three) !== -1 ? three : "";
   }
+  // The session table: [slug, title, page, shard bytes] by session number. A large site keeps
+  // only its first `chunk` rows in the index and the rest in assets/search/sessions/<k>.js.
+  function row(n) {
+    var index = window.REPLAY_SEARCH;
+    if (n < index.sessions.length) return index.sessions[n];
+    return window.REPLAY_SESSIONS[String(Math.floor(n / index.chunk))][n % index.chunk];
+  }
+  function loadRows(numbers) {
+    var index = window.REPLAY_SEARCH;
+    var chunks = numbers.filter(function (n) { return n >= index.sessions.length; })
+      .map(function (n) { return Math.floor(n / index.chunk); })
+      .filter(function (k, i, all) { return all.indexOf(k) === i; });
+    return Promise.all(chunks.map(function (k) { return loadScript(root + "assets/search/sessions/" + k + ".js"); }));
+  }
   function candidates(terms) {
     var index = window.REPLAY_SEARCH;
     var lookups = [];
@@ -117,8 +131,11 @@
         });
         all = all === null ? found : Object.keys(all).reduce(function (both, n) { if (found[n]) both[n] = true; return both; }, {});
       });
-      var numbers = all === null ? index.sessions.map(function (_, i) { return i; }) : Object.keys(all).map(Number);
-      return numbers.sort(function (a, b) { return a - b; }).filter(function (n) { return index.sessions[n][3] > 0; });
+      var count = index.count || index.sessions.length, numbers = [];
+      if (all === null) { for (var n = 0; n < count; n++) numbers.push(n); } else { numbers = Object.keys(all).map(Number); }
+      return loadRows(numbers).then(function () {
+        return numbers.sort(function (a, b) { return a - b; }).filter(function (n) { return row(n)[3] > 0; });
+      });
     });
   }
 
@@ -189,17 +206,16 @@
     }
     loadScript(root + "assets/search-index.js").then(function () { return candidates(terms); }).then(function (numbers) {
       if (run !== generation) return;
-      var sessions = window.REPLAY_SEARCH.sessions;
       var next = 0;
       function batch() {
         var budget = FIRST_BUDGET, chosen = [];
-        while (next < numbers.length && (chosen.length === 0 || budget - sessions[numbers[next]][3] >= 0)) {
-          budget -= sessions[numbers[next]][3];
+        while (next < numbers.length && (chosen.length === 0 || budget - row(numbers[next])[3] >= 0)) {
+          budget -= row(numbers[next])[3];
           chosen.push(numbers[next++]);
         }
-        return Promise.all(chosen.map(function (n) { return loadScript(root + "assets/search/" + sessions[n][0] + ".js"); })).then(function () {
+        return Promise.all(chosen.map(function (n) { return loadScript(root + "assets/search/" + row(n)[0] + ".js"); })).then(function () {
           if (run !== generation) return;
-          chosen.forEach(function (n) { addSession(sessions[n][0], sessions[n][1], terms); });
+          chosen.forEach(function (n) { addSession(row(n)[0], row(n)[1], terms); });
           report(next, numbers.length);
           var left = numbers.length - next;
           more.hidden = left === 0 || shown >= MAX_HITS;
@@ -262,7 +278,16 @@
     while (j < nodes.length - 1 && nodes[j + 1][1] < hit.index + hit[0].length) j++;
     range.setEnd(nodes[j][0], Math.min(nodes[j][0].data.length, hit.index + hit[0].length - nodes[j][1]));
     if (window.CSS && CSS.highlights && window.Highlight) CSS.highlights.set("search-hit", new Highlight(range));
-    start[0].parentElement.scrollIntoView({ block: "center" });
+    // the match itself in view, however long the text around it: inside a box that scrolls,
+    // then on the page
+    var holder = start[0].parentElement;
+    holder.scrollIntoView({ block: "nearest" });
+    for (var box = holder; box && box !== step; box = box.parentElement) {
+      if (box.scrollHeight > box.clientHeight + 1) {
+        box.scrollTop += range.getBoundingClientRect().top - box.getBoundingClientRect().top - box.clientHeight / 3;
+      }
+    }
+    window.scrollBy(0, range.getBoundingClientRect().top - window.innerHeight / 3);
   }
   window.addEventListener("hashchange", revealHit);
   revealHit();

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["or"]={"or":"6","original":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["or"]={"or":"6"};
