@@ -18,7 +18,7 @@ from test_browser import browser, watched_page  # noqa: F401  (the module's chro
 from replay_site.build import pipeline
 from replay_site.build.order import site_order
 from replay_site.figures.totals import site_figures
-from replay_site.pages import paging, search, views
+from replay_site.pages import paging, search, views_index
 from replay_site.pages.render import Renderer
 
 MB = 1_000_000
@@ -78,7 +78,7 @@ def test_the_project_breakdown_keeps_the_projects_with_the_most_sessions(five_th
     assert len(by_project) == 1500
     soup = BeautifulSoup(pages["index.html"], "html.parser")
     shown = [tr.td.get_text() for tr in soup.select("table.by-project tbody tr")]
-    assert len(shown) == views.INDEX_PROJECTS and shown == sorted(shown)
+    assert len(shown) == views_index.INDEX_PROJECTS and shown == sorted(shown)
     fewest_shown = min(by_project[name].sessions for name in shown)
     assert all(group.sessions <= fewest_shown for name, group in by_project.items() if name not in shown)
     assert "1,400 more projects in sessions.json" in soup.select_one("div.breakdowns").get_text()

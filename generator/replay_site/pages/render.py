@@ -24,7 +24,7 @@ from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
 from replay_site.model import Session, Step
-from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_steps
+from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_index, views_steps
 from replay_site.store.states import cache_folder, code_digest
 
 # Texts longer than this are cut on the page; the full text is written beside it.
@@ -153,7 +153,7 @@ class Renderer:
         template = self.env.get_template("index.html")
         day_charts = charts.day_charts(figures.by_day)
         pages = paging.index_page_count(len(summaries))
-        projects, more_projects = views.index_projects(figures.by_project)
+        projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
         inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
         for page in range(1, pages + 1):
@@ -164,8 +164,8 @@ class Renderer:
                 projects=projects if page == 1 else [],
                 more_projects=more_projects if page == 1 else "",
                 rows=summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
-                page_links=views.index_page_links(page, pages),
-                rows_label=views.index_rows_label(page, len(summaries)),
+                page_links=views_index.index_page_links(page, pages),
+                rows_label=views_index.index_rows_label(page, len(summaries)),
                 totals=figures,
                 inputs=inputs_line,
                 day_charts=day_charts if page == 1 else [],
