@@ -89,10 +89,6 @@ def load_session(reference: str | None, roots: list[Path], options: ReadOptions 
     return matches[0]
 
 
-def failure(what: str, exc: BaseException, where: str, then: str = "") -> Problem:
-    return Problem("warning", f"{what} ({one_line(exc)}){then}", where)
-
-
 def unread(exc: BaseException, where: str) -> Problem:
     """A source whose reader failed: a file skipped, in the account of what was read."""
     return Problem("skipped_file", f"could not be read ({one_line(exc)})", where)

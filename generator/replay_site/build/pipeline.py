@@ -34,7 +34,7 @@ from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv
 from replay_site.figures.summary import SessionSummary, page_slug, summarize
 from replay_site.figures.totals import site_figures
-from replay_site.load import ReadOptions, failure, load_session, one_line, read_source, unread
+from replay_site.load import ReadOptions, load_session, one_line, read_source, unread
 from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, search, views
 from replay_site.pages.render import PageNav, Renderer, theme_search_path
@@ -133,9 +133,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     result = BuildResult(out)
     started_ns = time.time_ns()
     inputs = _inputs(roots, options)
+    on_disk = _on_disk(out, roots)
     # before discovery: a file changed after it makes the record stale; none for a store's
     # objects (only a build reads them: entry.py answers for folders on this machine)
-    listing = tree_listing(inputs) if _on_disk(out, roots) else None
+    listing = tree_listing(inputs) if on_disk else None
     memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
     sources = discover(roots, pick_readers(options.format), result.problems, memory)
     if memory:
@@ -204,7 +205,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
 
     files_read = len({path for source in sources for path in source.files})
     result.inputs = account(files_read, result.problems, result.summaries)
-    site_files = None if stale or tasks or options.compare or not cache.same_sources() else unchanged_outputs(out, cache.key) if _on_disk(out, roots) else None
+    unchanged = not (stale or tasks or options.compare) and cache.same_sources() and on_disk
+    site_files = unchanged_outputs(out, cache.key) if unchanged else None
     if site_files is None or not writer.keep(sorted(site_files)):
         _write_site_files(writer, result, picker, options)
     writer.finish()
@@ -393,7 +395,7 @@ def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sess
         except PublishError:  # the output folder failed: the build stops (writer.py)
             raise
         except Exception as exc:  # a damaged spool file: the source's pages not written become notices
-            sessions, detail = None, failure("could not be read again", exc, source.rel).message
+            sessions, detail = None, f"could not be read again ({one_line(exc)})"
     if sessions is None:
         for slug, (nav, summary) in unwritten.items():
             writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))

@@ -1,4 +1,4 @@
-"""Imported once by the build's fork server (workers.py) before it forks any worker.
+"""Imported once by the build's fork server (executors.py) before it forks any worker.
 
 Every worker needs the same modules, the price table and the secret scanner's compiled
 catalogue (~30 MiB on its own). Loaded here, they sit in pages the workers share with the
@@ -27,5 +27,5 @@ for warm_up in (registry, load_price_table, load_scanner):  # every reader, the 
 gc.freeze()
 # Ctrl-C is the build's to handle. The fork server restores Python's SIGINT handler in each
 # worker it forks, but not its signal mask: blocked here, a Ctrl-C that lands before the
-# worker's initializer ignores SIGINT (workers.die_with_parent) is not a KeyboardInterrupt.
+# worker's initializer ignores SIGINT (executors.die_with_parent) is not a KeyboardInterrupt.
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})

@@ -1,6 +1,6 @@
 """The `build` command's work, without the command-line library: entry.py runs it straight
 for a build whose command line it understands (typer and its parsing cost a rebuild ~0.1-0.2 s),
-cli.py's typer command for every other. Also the errors every command reports alike."""
+app.py's typer command for every other. Also the errors every command reports alike."""
 from __future__ import annotations
 
 import re

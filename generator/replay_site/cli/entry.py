@@ -1,5 +1,5 @@
 """The `replay-site` console entry: a `build` that would change nothing is answered from the
-last build's site record (site_record.py) before typer, the readers, jinja2, pygments or
+last build's site record (store/states.py) before typer, the readers, jinja2, pygments or
 the price table are imported.
 
 Nothing changed means: the same command line (options, working directory, the environment
@@ -9,7 +9,7 @@ had when the last build started or, when only that moved (a touched file), the s
 content digest; the agents' default folders existing as they did, and every file that build
 wrote still as it left it. A touched file's new stat is remembered, so the next run does not
 hash it again. A build whose command line this module understands but cannot answer so
-runs without typer (build_command.py); any other command goes to the typer app (cli.py).
+runs without typer (build_command.py); any other command goes to the typer app (app.py).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from replay_site.store.states import (
 )
 
 # Logs changed by fewer bytes than this are read by the build's own process (no workers:
-# workers.BYTES_PER_WORKER is as large), which will need the secret scanner.
+# executors.BYTES_PER_WORKER is as large), which will need the secret scanner.
 _READ_HERE_BYTES = 16 << 20
 # where the readers look by default depends on these (HOME, CODEX_HOME, XDG_DATA_HOME, ...)
 _FOLDER_VARIABLES = re.compile(r"HOME|XDG_|CLAUDE|CODEX|GPTME|GLUE|RLM")
