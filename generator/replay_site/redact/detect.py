@@ -20,7 +20,8 @@ from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
-_RUN_BEFORE = re.compile(r"[\w.-]*\Z")  # the part of a name before a word in it
+# The part of a name before a word in it (at most 64 characters), read in the reversed text.
+_NAME_BEFORE = re.compile(r"[\w.-]{0,64}")
 # A string the decisions file may name to redact: a word as a shell or a config splits them.
 _WORD = re.compile(r"[^\s\"'`<>,;()\[\]{}=]{4,}")
 
@@ -136,21 +137,30 @@ def _may_match(kind: str, text: str) -> bool:
     return any(word in text for word in NEEDS.get(kind, ("",)))
 
 
-def _matches(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    return _named_matches(pattern, text) if kind in NAMED_RULES else pattern.finditer(text)
+def lowered(text: str) -> str:
+    """`text` lower-cased with every character where it was (U+0130 lower-cases to two
+    characters, which would shift the positions found in the lower-cased text)."""
+    lower = text.lower()
+    return lower if len(lower) == len(text) else "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
-def _named_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+def _matches(kind: str, pattern: re.Pattern[str], text: str, lower: str | None) -> Iterator[re.Match[str]]:
+    return _named_matches(pattern, text, lower or lowered(text)) if kind in NAMED_RULES else pattern.finditer(text)
+
+
+def _named_matches(pattern: re.Pattern[str], text: str, lower: str) -> Iterator[re.Match[str]]:
     """A named rule's matches: tried only at the start of the names that hold a secret's word
     (most `name: value` pairs in code and JSON do not, and trying each costs). The words are
-    found with str.find, which costs a fraction of a regex search."""
-    lower = text.lower()
+    found with str.find, which costs a fraction of a regex search; the start of the name
+    before each is matched forwards in the reversed text (a regex search for it backwards
+    from the word tried every start before it, and cost more than all the rest)."""
+    backwards = text[::-1]
+    end = len(text)
     starts = set()
     for root in NAME_ROOTS:
         position = lower.find(root)
         while position >= 0:
-            run = _RUN_BEFORE.search(text, max(0, position - 64), position)
-            starts.add(run.start() if run else position)
+            starts.add(end - _NAME_BEFORE.match(backwards, end - position).end())
             position = lower.find(root, position + len(root))
     for start in sorted(starts):
         match = pattern.match(text, start)
@@ -163,10 +173,10 @@ def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]
     lower = None
     for kind, pattern in rules:
         if kind in CASELESS:
-            lower = text.lower() if lower is None else lower
+            lower = lowered(text) if lower is None else lower
         if not _may_match(kind, lower if kind in CASELESS else text):
             continue
-        for match in _matches(kind, pattern, text):
+        for match in _matches(kind, pattern, text, lower):
             group = next((name for name in SECRET_GROUPS if name in pattern.groupindex and match.group(name)), None)
             if group is None and pattern.groups == 1 and match.group(1):
                 group = 1
@@ -215,7 +225,7 @@ class Detector:
         joined = _GAP.join(chunks)
         narrow = Detector(decisions=self.decisions)
         narrow.user_rules = self.user_rules
-        lower = joined.lower()
+        lower = lowered(joined)
         narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in CASELESS else joined)]
         catalogue = _catalogue_hits(joined)
         narrow.catalogue = bool(catalogue)
@@ -225,7 +235,7 @@ class Detector:
         # or an earlier match covering its start (a match across views only adds suspects).
         spans = [(hit.start, hit.end) for hit in catalogue]
         for kind, pattern in narrow.rules:
-            spans.extend(match.span() for match in _matches(kind, pattern, joined))
+            spans.extend(match.span() for match in _matches(kind, pattern, joined, lower))
         suspects: dict[str, None] = {}
         for start, end in spans:
             for index in range(max(bisect_right(starts, start) - 1, 0), bisect_right(starts, max(end - 1, start))):

@@ -74,7 +74,21 @@ PROVIDER_RULES: list[tuple[str, str, str]] = [
     ("adafruit-io-key", "aio_", r"aio_[A-Za-z0-9]{28}"),
     ("fly-token", "FlyV1 ", r"FlyV1 fm\d_[A-Za-z0-9_+/=,-]{40,}"),
 ]
-CONTEXT_RULES += [(kind, re.compile(rf"(?<![A-Za-z0-9]){pattern}{_TOKEN_END}")) for kind, _prefix, pattern in PROVIDER_RULES]
+# A pattern starting with a lookbehind is tried at every position of a text, one starting with
+# a character only where that character stands (~30 times faster over text without it). So a
+# token's start is checked after its first character when the pattern begins with one:
+# `(?<![A-Za-z0-9])ATBB…` matches what `A(?<![A-Za-z0-9].)TBB…` matches.
+_FIRST_CHARACTER = re.compile(r"(?:\[[^\]]*\]|[A-Za-z0-9_])(?![{*+?])")
+
+
+def _token(pattern: str) -> str:
+    first = _FIRST_CHARACTER.match(pattern)
+    if first is None:
+        return rf"(?<![A-Za-z0-9]){pattern}{_TOKEN_END}"
+    return rf"{first.group(0)}(?<![A-Za-z0-9].){pattern[first.end():]}{_TOKEN_END}"
+
+
+CONTEXT_RULES += [(kind, re.compile(_token(pattern))) for kind, _prefix, pattern in PROVIDER_RULES]
 # core.telegram.org/bots/api: `<bot id>:<35 characters>`, also inside `/bot<token>/` URL paths.
 CONTEXT_RULES.append(("telegram-bot-token", re.compile(rf"(?:(?<=bot)|(?<![A-Za-z0-9:]))\d{{8,10}}:AA[A-Za-z0-9_-]{{33}}{_TOKEN_END}")))
 SECRET_GROUPS = ("secret", "flag", "sshpass")
