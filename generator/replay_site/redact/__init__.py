@@ -19,7 +19,7 @@ import hashlib
 import html
 import re
 from collections import Counter
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import orjson
 
@@ -35,6 +35,7 @@ from replay_site.redact.detect import (
     start_scanner,
 )
 from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
+from replay_site.redact.views import views as _views
 
 __all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
 
@@ -44,39 +45,8 @@ MAX_DEPTH = 100
 # What may stand between two characters of a secret in a raw string: escape sequences, and a
 # line break where a terminal wrapped it.
 _BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n)*"
-# The two ends of a line break inside a long token (a wrapped line).
-_WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])([A-Za-z0-9_\-+/=.:]{6,})\r?\n([A-Za-z0-9_\-+/=.:]{6,})")
-# Long parts of paths and file names, without their extension: a token in a name is followed
-# by `/` or `.txt`, which the catalogue's rules do not expect.
-_NAME_RUN = re.compile(r"[A-Za-z0-9_\-+=.]{16,}")
-_FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)$")
-_EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
-
-
 def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
-
-
-def _json_leaves(text: str) -> list[str]:
-    """The string values (and keys) of `text` when it is a JSON document, else nothing."""
-    stripped = text.strip()
-    if not stripped[:1] in ("{", "[") or len(stripped) < 8:
-        return []
-    try:
-        document = orjson.loads(stripped)
-    except (orjson.JSONDecodeError, ValueError):  # not JSON, or deeper than orjson reads
-        return []
-    leaves, stack = [], [document]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            leaves.append(node)
-        elif isinstance(node, dict):
-            leaves.extend(node)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return leaves
 
 
 def _spellings(secret: str) -> list[str]:
@@ -138,39 +108,6 @@ def _loose(secret: str) -> re.Pattern[str]:
         code = f"{ord(c):02X}"
         return f"(?:{re.escape(c)}|%{code}|%{code.lower()})" if ord(c) < 0x80 else re.escape(c)
     return re.compile(_BETWEEN.join(map(char, secret)))
-
-
-def _views(text: str) -> list[str]:
-    """What a secret is looked for in: the text as shown, the payloads of its escape
-    sequences, the JSON it holds, HTML-unescaped, URL-decoded, wrapped lines joined, words
-    glued on by `__` cut off, parts of paths and file names without their extension."""
-    shown = ansi.plain(text)
-    views = [shown, *_json_leaves(shown)]
-    if "\x1b" in text or "\x9d" in text:
-        views += ansi.payloads(text)
-    if "&" in shown and (unescaped := html.unescape(shown)) != shown:
-        views.append(unescaped)
-    if "%" in shown:
-        views.append(unquote(shown))
-    if "\n" in shown and (joined := [a + b for a, b in _WRAPPED.findall(shown)]):
-        views.append(" ".join(joined))
-    if "__" in shown:
-        views.append(re.sub("_{2,}", " ", shown))
-    if ("/" in shown or "." in shown) and (parts := _name_parts(shown)):
-        views.append(" ".join(parts))
-    return views
-
-
-def _name_parts(shown: str) -> list[str]:
-    """The long runs of `shown` that stand next to a path separator or end in a file
-    extension, the extension cut off."""
-    parts = []
-    for run in _NAME_RUN.finditer(shown):
-        start, end = run.span()
-        beside_separator = shown[start - 1:start] in ("/", "\\") or shown[end:end + 1] in ("/", "\\")
-        if beside_separator or _FILE_EXTENSION.search(run.group(0)):
-            parts.append(_EXTENSION.sub("", run.group(0)))
-    return parts
 
 
 def _argument_pairs(session: Session, views: dict[str, list[str]]) -> None:

@@ -109,8 +109,7 @@ def scanner_version() -> str:
 
 def _kind(rule_id: str) -> str:
     for prefix in _CATALOGUE_PREFIXES:
-        if rule_id.startswith(prefix):
-            rule_id = rule_id[len(prefix):]
+        rule_id = rule_id.removeprefix(prefix)
     return re.sub(r"[^a-z0-9]+", "-", rule_id.lower()).strip("-") or "secret"
 
 

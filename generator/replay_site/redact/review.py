@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from replay_site.model import Session
 from replay_site.model_text import StringWalk
-from replay_site.redact import _views
 from replay_site.redact.decisions import Decisions, digest
 from replay_site.redact.detect import Detector
+from replay_site.redact.views import views
 
 CONTEXT = 40  # characters shown on each side of a hit
 
@@ -64,7 +64,7 @@ def review_hits(sessions: Iterable[Session], decisions: Decisions, patterns: tup
         for name in (session.id, session.source):
             texts[name] = None
         for text in texts:
-            for view in _views(text):
+            for view in views(text):
                 for kind, secret, before, after in _in_context(view, detector):
                     hashed = digest(secret)
                     decision = "allow" if hashed in decisions.allow else "redact" if hashed in decisions.redact else ""

@@ -1,0 +1,111 @@
+"""The views of a string that secrets are looked for in (see `views`).
+
+Redaction makes them for every distinct string of every session, so each is found with
+regexes that start with one rare character (a separator, a line break, a dot): such a regex
+skips to where that character stands (as fast as str.find), where one starting with a common
+character or a character class is tried, and fails, at nearly every position of the text. What has to be read backwards
+from such a character (the long run of name characters before a `/`) is read forwards in
+the reversed text.
+"""
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import unquote
+
+import orjson
+
+from replay_site import ansi
+
+# Characters of a token a terminal may wrap (`_TOKEN`), and of a part of a path or file name.
+_TOKEN = r"[A-Za-z0-9_\-+/=.:]"
+_NAME = r"[A-Za-z0-9_\-+=.]"
+# A line break with at least six token characters on each side (before it, and after it
+# the whole run): a line a terminal wrapped.
+_WRAP = re.compile(rf"\n(?:(?<={_TOKEN}{{6}}\n)|(?<={_TOKEN}{{6}}\r\n))({_TOKEN}{{6,}})")
+_TOKEN_RUN = re.compile(f"{_TOKEN}*")
+# Parts of paths and file names at least this long are looked at without their extension.
+_NAME_PART = 16
+# A long part right after a separator (in the reversed text: right before one); one regex per
+# separator, as a regex starting with a literal character skips ahead several times faster
+# than one starting with a character class.
+_AFTER_SEPARATOR = {separator: re.compile(rf"{re.escape(separator)}({_NAME}{{{_NAME_PART},}})") for separator in "/\\"}
+_FILE_EXTENSION = re.compile(rf"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)(?!{_NAME})")
+_NAME_RUN = re.compile(f"{_NAME}*")
+_EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
+
+
+def json_leaves(text: str) -> list[str]:
+    """The string values (and keys) of `text` when it is a JSON document, else nothing."""
+    stripped = text.strip()
+    if not stripped[:1] in ("{", "[") or len(stripped) < 8:
+        return []
+    try:
+        document = orjson.loads(stripped)
+    except (orjson.JSONDecodeError, ValueError):  # not JSON, or deeper than orjson reads
+        return []
+    leaves, stack = [], [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            leaves.append(node)
+        elif isinstance(node, dict):
+            leaves.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return leaves
+
+
+def views(text: str) -> list[str]:
+    """What a secret is looked for in: the text as shown, the payloads of its escape
+    sequences, the JSON it holds, HTML-unescaped, URL-decoded, wrapped lines joined, words
+    glued on by `__` cut off, parts of paths and file names without their extension."""
+    shown = ansi.plain(text)
+    found = [shown, *json_leaves(shown)]
+    if "\x1b" in text or "\x9d" in text:
+        found += ansi.payloads(text)
+    if "&" in shown and (unescaped := html.unescape(shown)) != shown:
+        found.append(unescaped)
+    if "%" in shown:
+        found.append(unquote(shown))
+    backwards = shown[::-1] if "\n" in shown or "/" in shown or "\\" in shown or "." in shown else ""
+    if "\n" in shown and (joined := wrapped(shown, backwards)):
+        found.append(" ".join(joined))
+    if "__" in shown:
+        found.append(re.sub("_{2,}", " ", shown))
+    if ("/" in shown or "." in shown) and (parts := name_parts(shown, backwards)):
+        found.append(" ".join(parts))
+    return found
+
+
+def wrapped(shown: str, backwards: str) -> list[str]:
+    """Long tokens a line break cuts, joined again: each run of at least six token characters
+    before a line break (`\\r\\n` too) with the run after it, left to right, a run that
+    ended the previous pair not starting another."""
+    joined = []
+    end = len(shown)
+    taken = 0
+    for match in _WRAP.finditer(shown):
+        before_end = match.start() - (shown[match.start() - 1] == "\r")
+        start = end - _TOKEN_RUN.match(backwards, end - before_end).end()
+        if start >= taken:
+            joined.append(shown[start:before_end] + match.group(1))
+            taken = match.end()
+    return joined
+
+
+def name_parts(shown: str, backwards: str) -> list[str]:
+    """The runs of at least 16 name characters that stand next to a path separator or end in
+    a file extension, in order, the extension cut off."""
+    end = len(shown)
+    spans = set()
+    for separator, after in _AFTER_SEPARATOR.items():
+        if separator in shown:
+            spans.update(match.span(1) for match in after.finditer(shown))
+            spans.update((end - match.end(1), end - match.start(1)) for match in after.finditer(backwards))
+    for match in _FILE_EXTENSION.finditer(shown):
+        start = end - _NAME_RUN.match(backwards, end - match.end()).end()
+        if match.end() - start >= _NAME_PART:
+            spans.add((start, match.end()))
+    return [_EXTENSION.sub("", shown[start:stop]) for start, stop in sorted(spans)]
