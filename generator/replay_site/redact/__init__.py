@@ -19,6 +19,7 @@ import hashlib
 import html
 import re
 from collections import Counter
+from functools import lru_cache
 from urllib.parse import quote
 
 import orjson
@@ -45,6 +46,7 @@ MAX_DEPTH = 100
 # What may stand between two characters of a secret in a raw string: escape sequences, and a
 # line break where a terminal wrapped it.
 _BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n)*"
+_LINE_BREAKS = "(?:\r?\n)*"  # what of it a text without escape sequences can hold
 def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
@@ -85,7 +87,7 @@ class Redactor:
                 replaced += result.count(spelling)
                 result = result.replace(spelling, marker(kind))
             if any(secret in view for view in _views(result)):  # split, or escaped a character at a time
-                result, more = _loose(secret).subn(marker(kind), result)
+                result, more = _loose(secret, result).subn(marker(kind), result)
                 replaced += more
             self.counts[kind] += max(replaced, 1)
         if any(secret in ansi.plain(result) for secret in found):
@@ -101,13 +103,21 @@ class Redactor:
         return shown
 
 
-def _loose(secret: str) -> re.Pattern[str]:
-    """`secret` written any way a raw string may hold it: each character as itself or
-    %-encoded, with escape sequences or line breaks between characters."""
+def _loose(secret: str, text: str) -> re.Pattern[str]:
+    """`secret` written any way `text` may hold it: each character as itself or %-encoded,
+    with escape sequences or line breaks between characters. Only what `text` can hold is
+    spelled out: each pattern costs milliseconds to compile, mostly for the escape sequences
+    and %-encodings, which a text without `\x1b` or `%` cannot hold, so leaving them out
+    there finds the same."""
+    return _loose_pattern(secret, "\x1b" in text, "%" in text)
+
+
+@lru_cache(maxsize=1024)
+def _loose_pattern(secret: str, escapes: bool, encoded: bool) -> re.Pattern[str]:
     def char(c: str) -> str:
         code = f"{ord(c):02X}"
-        return f"(?:{re.escape(c)}|%{code}|%{code.lower()})" if ord(c) < 0x80 else re.escape(c)
-    return re.compile(_BETWEEN.join(map(char, secret)))
+        return f"(?:{re.escape(c)}|%{code}|%{code.lower()})" if encoded and ord(c) < 0x80 else re.escape(c)
+    return re.compile((_BETWEEN if escapes else _LINE_BREAKS).join(map(char, secret)))
 
 
 def _argument_pairs(session: Session, views: dict[str, list[str]]) -> None:

@@ -136,6 +136,54 @@ def _may_match(kind: str, text: str) -> bool:
     return any(word in text for word in NEEDS.get(kind, ("",)))
 
 
+def _rules_that_may_match(text: str, lower: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The context rules `_may_match` keeps for `text` (whose `lowered` form is `lower`), its
+    words looked for with a scan per first character instead of one per word."""
+    cased = words_in(text, _CASED_WORDS)
+    caseless = words_in(lower, _CASELESS_WORDS)
+    return [(kind, pattern) for kind, pattern in CONTEXT_RULES
+            if any(word in (caseless if kind in CASELESS else cased) for word in NEEDS.get(kind, ("",)))]
+
+
+def words_in(text: str, words: frozenset[str]) -> set[str]:
+    """Which of `words` occur in `text`. Words sharing a first character are looked for in one
+    scan that stops only where that character stands, which costs about one str.find over
+    the text however many words share it (most are absent, and each str.find of an absent
+    word reads the whole text). At each stop the longest word standing there is reported;
+    the words it begins with stand there too, and no other word can, so every word present
+    is found. A found word is taken out of the scan."""
+    found = {word for word in words if len(word) == 1 and word in text}
+    rests_by_first: dict[str, set[str]] = {}
+    for word in words:
+        if len(word) > 1:
+            rests_by_first.setdefault(word[0], set()).add(word[1:])
+    for first, rests in rests_by_first.items():
+        position = 0
+        while rests:
+            if len(rests) == 1:
+                found.update(first + rest for rest in rests if first + rest in text)
+                break
+            stop = _word_scan(first, frozenset(rests)).search(text, position)
+            if stop is None:
+                break
+            here = {rest for rest in rests if stop.group(1).startswith(rest)}
+            found.update(first + rest for rest in here)
+            rests -= here
+            position = stop.start() + 1
+    return found
+
+
+@lru_cache(maxsize=256)
+def _word_scan(first: str, rests: frozenset[str]) -> re.Pattern[str]:
+    """`first` followed by the longest of `rests` standing after it (a regex starting with one
+    literal character skips to it as fast as str.find)."""
+    return re.compile(re.escape(first) + "(?=(" + "|".join(map(re.escape, sorted(rests, key=len, reverse=True))) + "))")
+
+
+_CASED_WORDS = frozenset(word for kind, _pattern in CONTEXT_RULES if kind not in CASELESS for word in NEEDS.get(kind, ("",)))
+_CASELESS_WORDS = frozenset(word for kind, _pattern in CONTEXT_RULES if kind in CASELESS for word in NEEDS.get(kind, ("",)))
+
+
 def lowered(text: str) -> str:
     """`text` lower-cased with every character where it was (U+0130 lower-cases to two
     characters, which would shift the positions found in the lower-cased text)."""
@@ -225,7 +273,7 @@ class Detector:
         narrow = Detector(decisions=self.decisions)
         narrow.user_rules = self.user_rules
         lower = lowered(joined)
-        narrow.rules = [rule for rule in CONTEXT_RULES if _may_match(rule[0], lower if rule[0] in CASELESS else joined)]
+        narrow.rules = _rules_that_may_match(joined, lower)
         catalogue = _catalogue_hits(joined)
         narrow.catalogue = bool(catalogue)
         if self.user_rules or self.decisions.redact:  # a user's regex may anchor to a text's start or end, lost when joined
