@@ -16,8 +16,12 @@ SECRET_NAME = re.compile(r"(?i)password|passwd|passphrase|secret|token|api[_-]?k
 # Rules whose named group `name` must hold one of those words (checked after the match: a
 # regex asking for them inside a name backtracks without end on long words).
 NAMED_RULES = {"assignment-secret"}
-# What every word SECRET_NAME finds begins with, lower-cased (`passwd`, `api_key`, `_pat`…).
-NAME_ROOTS = ("pass", "secret", "token", "key", "credential", "pat")
+# A word every word SECRET_NAME finds holds, lower-cased (`passw` for `password` and `passwd`,
+# `key` for `api_key` and `privateKey`, `_pat`): a name holding none is not tried. Not `pass`
+# (test output's PASSED) or `pat` (every `path`), which stand far more often in names that are
+# not a secret's. A word found one character earlier (`_pat`) gives the same name start,
+# except in names longer than the rule's 64 characters, which never match.
+NAME_ROOTS = ("passw", "passp", "secret", "token", "key", "credential", "_pat", "-pat")
 
 # An argument key naming a secret (its value is looked at with the key before it).
 SECRET_KEY = re.compile(r"[A-Za-z][\w.-]{0,63}")
