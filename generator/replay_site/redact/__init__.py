@@ -47,6 +47,8 @@ MAX_DEPTH = 100
 # line break where a terminal wrapped it.
 _BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n)*"
 _LINE_BREAKS = "(?:\r?\n)*"  # what of it a text without escape sequences can hold
+
+
 def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
