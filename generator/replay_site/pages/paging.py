@@ -99,8 +99,8 @@ class SiblingBudget:
     asked about until SIBLING_LINKS others are granted. An entry on a page beyond the budget is
     shown as text, which a script makes a link with the rule of `page_pattern`."""
 
-    def __init__(self, page: int, pages: int, limit: int = SIBLING_LINKS):
-        self.limit = limit
+    def __init__(self, page: int, pages: int):
+        self.limit = SIBLING_LINKS
         self.granted = {page}
         for k in page_window(page, pages):
             self.allows(k)
