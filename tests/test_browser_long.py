@@ -224,3 +224,40 @@ def test_without_javascript_nothing_misleads_and_a_deep_link_is_answered(browser
     assert "page 48: steps 9,401–9,600" in note.inner_text()
     assert "This is page 1 of 50, steps 1–200." in note.inner_text()
     context.close()
+
+
+def test_an_entry_beyond_the_budget_is_text_without_javascript_and_a_link_with_it(browser, long_site):
+    out, slug = long_site
+    first = soup(out / paging.page_path(slug))
+    # an error on a page outside page 1's budget: printed as its text, with its step number
+    entry = first.select_one("ul.error-list span.step-ref")
+    number = int(entry["data-step-link"])
+    assert entry.get_text().startswith(f"step {number}: ") and f"{slug}/{paging.page_of(number)}.html" not in \
+        {a["href"].partition("#")[0] for a in first.select("a[href]")}
+
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((out / paging.page_path(slug)).as_uri())
+    page.locator("details.errors > summary").click()
+    text = page.locator(f'ul.error-list [data-step-link="{number}"]')
+    assert text.is_visible() and text.inner_text() == entry.get_text()
+    assert page.locator("ul.error-list li").count() == 1_000 and page.locator("details.errors p.list-left").is_visible()
+    context.close()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = watched_page(context)
+    page.goto((out / paging.page_path(slug)).as_uri())
+    # the script made every such entry a link (the ledger's and the chart's too), and it lands
+    assert page.locator("span.step-ref").count() == 0
+    assert page.locator("a.step-ref").count() == len(first.select("span.step-ref"))
+    page.locator("details.errors > summary").click()
+    link = page.locator("ul.error-list a", has_text=entry.get_text())
+    assert link.get_attribute("href") == f"{slug}/{paging.page_of(number)}.html#step-{number}"
+    link.click()
+    page.wait_for_url(re.compile(rf"/{re.escape(slug)}/{paging.page_of(number)}\.html#step-{number}$"))
+    assert page.locator(f"#step-{number}").is_visible()
+    page.go_back()
+    page.wait_for_url(re.compile(rf"/{re.escape(slug)}\.html"))
+    assert page.errors == [] and page.remote == []
+    assert serious_violations(page) == []
+    context.close()
