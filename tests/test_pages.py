@@ -127,7 +127,7 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     assert [a["href"] for a in listed] == [f"#step-{n}" for n in errors if n in own] and listed
     assert there.select_one("details.errors summary").get_text(" ", strip=True) == \
         f"✗ {len(listed)} errors on this page, of {len(errors):,} errors"
-    assert there.select_one("p.all-errors a")["href"] == f"../{slug}.html#errors"
+    assert there.select_one("p.all-errors a")["href"] == f"../{slug}.html#errors" and there.select_one("p.list-left") is None
     own_prompts = [int(a["href"].removeprefix("#step-")) for a in there.select("ol.prompt-outline a")]
     assert own_prompts == [n for n, _ in prompts if n in own] and own_prompts
     assert there.select_one("p.all-prompts a")["href"] == f"../{slug}.html#prompts"

@@ -300,7 +300,8 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     return PageView(
         number=page, pages=layout.pages, path=path, root=paging.root_of(path), header=head,
         errors=error_links, prompts=prompt_links,
-        errors_left=_left(len(errors), len(index.errors), "error"), prompts_left=_left(len(prompts), len(index.prompts), "prompt"),
+        errors_left=_left(len(errors), len(index.errors), "error") if page == 1 else None,
+        prompts_left=_left(len(prompts), len(index.prompts), "prompt") if page == 1 else None,
         all_errors=f"{first}#errors" if first and index.errors else None,
         all_prompts=f"{first}#prompts" if first and index.prompts else None,
         prompt_total=formatting.counted(len(index.prompts), "prompt"),
