@@ -22,7 +22,7 @@ LEDGER_ROWS = 1_000
 LEDGER_OPEN_ROWS = 8
 # A file row names this many of the steps that touched the file, then its last: a file read
 # or edited at thousands of steps would otherwise make the row grow with the session.
-ROW_STEPS = 10
+ROW_STEPS = 20
 
 StepHref = Callable[[int], str]
 
