@@ -279,6 +279,18 @@ def test_the_ledger_tables_stop_at_their_row_limit(monkeypatch):
     assert len(view.files) == 2 and view.files_left is None
 
 
+def test_a_file_row_names_its_first_steps_and_its_last():
+    from replay_site.pages import views_audit
+
+    # a.py read at each of 24 steps: the row names #1-#20 (ROW_STEPS), "3 more" (#21-#23), #24
+    session = Session("s", "test", steps=[Step("assistant", tool_calls=[ToolCall("Read", arguments={"file_path": "a.py"})])
+                                          for _ in range(24)])
+    session.number_steps()
+    (row,) = views_audit.ledger_view(ledger(session), lambda n: f"#step-{n}").files
+    assert [jump.label for jump in row.steps] == [f"#{n}" for n in range(1, 21)]
+    assert (row.more, row.last.label, row.last.href) == ("3 more", "#24", "#step-24")
+
+
 def test_line_counts_tell_file_headers_from_lines_starting_with_dashes():
     # outside a hunk "---"/"+++" name the files; inside one (its counts not used up: 2 old,
     # 2 new lines) "----x" removes the line "---x" and "++++y" adds "+++y"

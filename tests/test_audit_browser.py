@@ -72,3 +72,25 @@ def test_axe_finds_no_serious_violations_in_the_audit_blocks(browser, audit_site
         found[name] = serious_violations(page)
     context.close()
     assert all(not violations for violations in found.values()), found
+
+
+def test_an_export_of_steps_2_to_4_shows_exactly_those_in_chromium(browser, tmp_path):  # noqa: F811
+    from test_audit import RECOVER, runner
+    from test_browser import watched_page
+
+    from replay_site.cli.app import app
+
+    out = tmp_path / "part.html"
+    assert runner.invoke(app, ["export", str(RECOVER), "--steps", "2-4", "-o", str(out)]).exit_code == 0
+    context = browser.new_context()
+    page = watched_page(context)
+    page.goto(out.as_uri())
+    assert page.locator("li.step").evaluate_all("steps => steps.map(s => s.id)") == ["step-2", "step-3", "step-4"]
+    assert "steps 2–4 of 11" in page.locator("p.part").inner_text()
+    # its inline script runs from the file: the j key goes to its first step, then the next
+    page.keyboard.press("j")
+    assert page.evaluate("location.hash") == "#step-2"
+    page.keyboard.press("j")
+    assert page.evaluate("location.hash") == "#step-3"
+    assert page.errors == [] and page.remote == []
+    context.close()

@@ -26,12 +26,28 @@ def long_site(tmp_path_factory) -> tuple[Path, str]:
     return out, first.stem
 
 
-def sibling_pages(out: Path, slug: str, page: int, selector: str = "a[href]") -> set[str]:
-    """The other pages of the session that page `page` links to (site paths)."""
+# Every attribute whose URL a person can follow from a page: links, image-map areas, form
+# actions and button overrides, frames, and a meta refresh (its content names the URL).
+FOLLOWED = ("href", "action", "formaction", "src", "data")
+
+
+def followable_urls(tag) -> list[str]:
+    urls = [tag[name] for name in FOLLOWED if tag.has_attr(name)]
+    if tag.name == "meta" and (tag.get("http-equiv") or "").lower() == "refresh":
+        urls.append((tag.get("content") or "").partition("url=")[2])
+    return urls
+
+
+def sibling_pages(out: Path, slug: str, page: int, selector: str | None = None) -> set[str]:
+    """The other pages of the session that page `page` links to (site paths), by every URL a
+    person can follow from it (or by the links under `selector`)."""
     path = paging.page_path(slug, page)
     pages = {paging.page_path(slug, k) for k in range(1, paging.page_count(STEPS) + 1)} - {path}
-    targets = {posixpath.normpath(posixpath.join(posixpath.dirname(path), a["href"].partition("#")[0]))
-               for a in soup(out / path).select(selector) if a["href"].partition("#")[0]}
+    page_soup = soup(out / path)
+    urls = [a["href"] for a in page_soup.select(selector)] if selector else \
+        [url for tag in page_soup.find_all(True) for url in followable_urls(tag)]
+    targets = {posixpath.normpath(posixpath.join(posixpath.dirname(path), url.strip().partition("#")[0]))
+               for url in urls if url.strip().partition("#")[0]}
     return targets & pages
 
 
@@ -46,10 +62,12 @@ def test_a_page_links_to_at_most_25_of_its_sibling_pages(long_site):
     # the pager of page 25: 1, landmarks every 5 pages (50 / 12 rounded up is 5), 23-27, 50
     linked = sibling_pages(out, slug, 25, "nav.page-nav a[href]")
     assert linked == {paging.page_path(slug, k) for k in (1, 5, 10, 15, 20, 23, 24, 26, 27, 30, 35, 40, 45, 50)}
-    for page in range(2, pages + 1):
-        assert len(sibling_pages(out, slug, page)) <= 25, page
-    # the first page's pager too (its full error list and prompt outline name every page)
-    assert len(sibling_pages(out, slug, 1, "nav.page-nav a[href]")) <= 25
+    # every URL of every page counts: the first page's whole-session lists (errors, prompts,
+    # the chart's data table, the ledger, the card) name steps on every page of the session
+    counts = {page: len(sibling_pages(out, slug, page)) for page in range(1, pages + 1)}
+    assert max(counts.values()) <= 25, {page: count for page, count in counts.items() if count > 25}
+    # the first page spends all of its budget (its lists name every page), not fewer
+    assert counts[1] == 25
     # labels carry the page's steps: page 48 holds steps 9,401-9,600 (200 to a page)
     labels = [a.get_text() for a in soup(out / paging.page_path(slug, 50)).select("nav.page-nav")[0].select("a")]
     assert "48 · 9,401–9,600" in labels and labels[-1] == "50 · 9,801–10,000" and labels[0] == "1 · 1–200"
@@ -205,4 +223,41 @@ def test_without_javascript_nothing_misleads_and_a_deep_link_is_answered(browser
     # step 9,537 is on page ⌈9537 / 200⌉ = 48, steps 9,401-9,600
     assert "page 48: steps 9,401–9,600" in note.inner_text()
     assert "This is page 1 of 50, steps 1–200." in note.inner_text()
+    context.close()
+
+
+def test_an_entry_beyond_the_budget_is_text_without_javascript_and_a_link_with_it(browser, long_site):
+    out, slug = long_site
+    first = soup(out / paging.page_path(slug))
+    # an error on a page outside page 1's budget: printed as its text, with its step number
+    entry = first.select_one("ul.error-list span.step-ref")
+    number = int(entry["data-step-link"])
+    assert entry.get_text().startswith(f"step {number}: ") and f"{slug}/{paging.page_of(number)}.html" not in \
+        {a["href"].partition("#")[0] for a in first.select("a[href]")}
+
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((out / paging.page_path(slug)).as_uri())
+    page.locator("details.errors > summary").click()
+    text = page.locator(f'ul.error-list [data-step-link="{number}"]')
+    assert text.is_visible() and text.inner_text() == entry.get_text()
+    assert page.locator("ul.error-list li").count() == 1_000 and page.locator("details.errors p.list-left").is_visible()
+    context.close()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = watched_page(context)
+    page.goto((out / paging.page_path(slug)).as_uri())
+    # the script made every such entry a link (the ledger's and the chart's too), and it lands
+    assert page.locator("span.step-ref").count() == 0
+    assert page.locator("a.step-ref").count() == len(first.select("span.step-ref"))
+    page.locator("details.errors > summary").click()
+    link = page.locator("ul.error-list a", has_text=entry.get_text())
+    assert link.get_attribute("href") == f"{slug}/{paging.page_of(number)}.html#step-{number}"
+    link.click()
+    page.wait_for_url(re.compile(rf"/{re.escape(slug)}/{paging.page_of(number)}\.html#step-{number}$"))
+    assert page.locator(f"#step-{number}").is_visible()
+    page.go_back()
+    page.wait_for_url(re.compile(rf"/{re.escape(slug)}\.html"))
+    assert page.errors == [] and page.remote == []
+    assert serious_violations(page) == []
     context.close()

@@ -73,22 +73,40 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     first = out / entry["page"]
     page = soup(first)
     errors = expected_errors()
-    # every error is listed, in order, and each link lands on its step
-    links = page.select("header.summary ul.error-list a")
-    assert [int(re.match(r"step (\d+):", a.get_text()).group(1)) for a in links] == errors
     assert entry["errors"] == len(errors)
-    late_error = next(n for n in errors if n > 9000)
-    href = next(a["href"] for a in links if a.get_text().startswith(f"step {late_error}:"))
-    assert href == f"{slug}/{paging.page_of(late_error)}.html#step-{late_error}"
-    file, fragment = target_of(first, href)
+
+    def expected_href(number: int) -> str:
+        return f"#step-{number}" if paging.page_of(number) == 1 else f"{slug}/{paging.page_of(number)}.html#step-{number}"
+
+    def entries(selector: str) -> list[tuple[int, str | None]]:
+        """(step, href) of each entry of a list: a link, or the step's text beyond the page's budget."""
+        found = []
+        for li in page.select(selector):
+            link, text = li.find("a"), li.find("span", class_="step-ref")
+            assert (link is None) != (text is None), li
+            number = int(re.search(r"\d+", li.get_text()).group())
+            if text is not None:
+                assert text["data-step-link"] == str(number)
+            found.append((number, link["href"] if link else None))
+        return found
+
+    # the first views.LISTED (1,000) errors are listed, in order; a note says where the rest are
+    listed = entries("header.summary ul.error-list li")
+    assert [number for number, _ in listed] == errors[:1_000] and len(errors) > 1_000
+    assert page.select_one("details.errors p.list-left").get_text() == \
+        f"The first 1,000 of {len(errors):,} errors are listed here; each page of the session lists its own."
+    # each linked one lands on its step, on the page that holds it; the others are text
+    assert all(href == expected_href(number) for number, href in listed if href)
+    linked = [number for number, href in listed if href]
+    assert {paging.page_of(n) for n in linked} >= {1, 2, 3} and any(href is None for _, href in listed)
+    file, fragment = target_of(first, expected_href(linked[-1]))
     assert f'id="{fragment}"' in file.read_text()
-    # the prompt outline lists every prompt of the session, with its page
-    prompts = page.select("ol.prompt-outline a")
-    assert len(prompts) == -(-LONG_STEPS // (PROMPT_EVERY + 1))
-    late_prompt = next(a for a in prompts if int(a["data-step"]) >= 9000)
-    number = int(late_prompt["data-step"])
-    assert late_prompt["href"] == f"{slug}/{paging.page_of(number)}.html#step-{number}"
-    # the cost chart's bars name the page of their step too
+    # the prompt outline lists every prompt of the session (fewer than 1,000)
+    prompts = entries("ol.prompt-outline li")
+    assert len(prompts) == -(-LONG_STEPS // (PROMPT_EVERY + 1)) and page.select_one("nav p.list-left") is None
+    late_prompt = next((number, href) for number, href in prompts if number >= 9000)
+    assert late_prompt[1] == expected_href(late_prompt[0])  # the last page is in every pager's window
+    # the cost chart's bars name the page of their step too, where the budget reaches
     ids: dict[Path, set[str]] = {}
     chart_links = {a["href"] for a in page.select("figure.chart a")}
     for href in chart_links:
@@ -96,7 +114,7 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
         if file not in ids:
             ids[file] = {f"step-{n}" for n in STEP_ID.findall(file.read_text())}
         assert fragment in ids[file], href
-    assert len(ids) > 40, "the chart links steps on (nearly) every page"
+    assert len(chart_links) + len(page.select("figure.chart span.step-ref")) == len(page.select("figure.chart tbody tr"))
     # on the page holding step 9000, links to it stay on the page; links back name page 1
     holder = out / paging.page_path(slug, paging.page_of(9000))
     there = soup(holder)
@@ -109,9 +127,9 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
     assert [a["href"] for a in listed] == [f"#step-{n}" for n in errors if n in own] and listed
     assert there.select_one("details.errors summary").get_text(" ", strip=True) == \
         f"✗ {len(listed)} errors on this page, of {len(errors):,} errors"
-    assert there.select_one("p.all-errors a")["href"] == f"../{slug}.html#errors"
-    own_prompts = [int(a["data-step"]) for a in there.select("ol.prompt-outline a")]
-    assert own_prompts == [n for n in (int(a["data-step"]) for a in prompts) if n in own] and own_prompts
+    assert there.select_one("p.all-errors a")["href"] == f"../{slug}.html#errors" and there.select_one("p.list-left") is None
+    own_prompts = [int(a["href"].removeprefix("#step-")) for a in there.select("ol.prompt-outline a")]
+    assert own_prompts == [n for n, _ in prompts if n in own] and own_prompts
     assert there.select_one("p.all-prompts a")["href"] == f"../{slug}.html#prompts"
     assert page.find(id="errors") is not None and page.find(id="prompts") is not None
     assert page.select_one("p.all-errors") is None and page.select_one("p.all-prompts") is None

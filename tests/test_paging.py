@@ -36,3 +36,18 @@ def test_relative_links_are_what_posixpath_relpath_gives():
     for target in paths:
         for origin in paths:
             assert paging.relative(target, origin) == posixpath.relpath(target, posixpath.dirname(origin) or "."), (target, origin)
+
+
+def test_the_pager_fits_in_the_budget_and_the_budget_stops_at_its_limit():
+    # the window is at most 5 + 2 * NEIGHBOURS + LANDMARKS pages, the page itself included:
+    # within SIBLING_LINKS others for any session length, so the pager is always whole
+    for pages in (*range(1, 200), 1_000, 1_001, 12_345):
+        for page in {1, min(2, pages), pages // 2 or 1, pages - 1 or 1, pages}:
+            budget = paging.SiblingBudget(page, pages)
+            window = paging.page_window(page, pages)
+            assert budget.granted == set(window) and len(window) - 1 <= paging.SIBLING_LINKS, (page, pages)
+    # past the window, pages are granted as asked until 25 others are: page 1 of 1,000 has
+    # 1-3, landmarks 84, 168, ... 924 and 1,000 (14 others), so 11 more
+    budget = paging.SiblingBudget(1, 1_000)
+    assert [k for k in range(4, 80) if budget.allows(k)] == list(range(4, 15))
+    assert len(budget.granted - {1}) == 25 and not budget.allows(79) and budget.allows(168) and budget.allows(1)

@@ -68,8 +68,9 @@ class Row:
     """One line of the data table: what a bar shows, in words and figures."""
 
     label: str
-    href: str  # a link to the bar's first step; "" when the bar is not about steps
+    href: str  # a link to the bar's first step; "" when the bar is not about steps, or its page is beyond the budget
     cells: list[str]
+    step: int | None = None  # the bar's first step, when the bar is about steps
 
 
 @dataclass
@@ -195,7 +196,7 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
         error_text = f", {counted(errors, 'error')}" if errors else ""
         bars.append(Bar(round(LEFT + index * slot, 1), round(BOTTOM - height, 1), round(width, 1), round(height, 1),
                         f"{_steps_text(group)}: {cost_total(total)}{error_text}"))
-        rows.append(Row(_steps_text(group), _link(group[0].number, slug, from_path), [cost_total(total), str(errors)]))
+        rows.append(Row(_steps_text(group), _link(group[0].number, slug, from_path), [cost_total(total), str(errors)], group[0].number))
     peak = max(range(len(sums)), key=lambda i: (sums[i], -i))
     erring = sum(1 for step in steps if step.error_count)
     description = (f"Cost per step: {_grouping_note(len(steps), size, len(groups))}; highest {money(sums[peak])} at "
@@ -237,7 +238,7 @@ def reward_bars(session: Session, slug: str | None = None, from_path: str | None
         x = LEFT + index * slot
         bars.append(Bar(round(x, 1), round(zero - height if reward >= 0 else zero, 1), round(width, 1), round(height, 1),
                         f"{_steps_text(group)}: reward {reward:g}, total {total:g}", "negative" if reward < 0 else ""))
-        rows.append(Row(_steps_text(group), _link(group[0].number, slug, from_path), [_number(reward), _number(total)]))
+        rows.append(Row(_steps_text(group), _link(group[0].number, slug, from_path), [_number(reward), _number(total)], group[0].number))
         points.append(f"{x + width / 2:.1f},{zero - total * scale:.1f}")
     description = (f"Reward per step: {_grouping_note(len(steps), size, len(groups))} with a reward; final cumulative reward "
                    f"{cumulative[-1]:g}. The data table below lists every bar.")

@@ -1,4 +1,5 @@
-"""Where each step of a session lives: long sessions are split into pages of steps.
+"""Where each step of a session lives: long sessions are split into pages of steps, and which
+of them a page links.
 
 A session of up to PAGE_STEPS steps is one page, `sessions/<slug>.html`. A longer one
 keeps that file as its first page and adds `sessions/<slug>/<k>.html` for pages 2..n, so a
@@ -16,6 +17,10 @@ PAGE_STEPS = 200
 # away without JavaScript): a page's links do not grow with the number of pages.
 NEIGHBOURS = 2
 LANDMARKS = 12
+# A page links at most SIBLING_LINKS other pages of its session whatever the session's length
+# (issue 17: every page of a 50-page session linked all 50): the pager's window first, then the
+# pages of the steps the page lists, first asked, first granted (SiblingBudget).
+SIBLING_LINKS = 25
 # The index's session table is cut the same way: `index.html` shows the first INDEX_ROWS
 # sessions (and the totals over all of them), `index-<k>.html` the k-th INDEX_ROWS; each
 # page stays well under 1 MB however many sessions the site holds (~1 KB a row).
@@ -87,6 +92,23 @@ def page_window(page: int, pages: int) -> list[int]:
     shown = {1, pages, *range(max(1, page - NEIGHBOURS), min(pages, page + NEIGHBOURS) + 1)}
     shown.update(range(stride, pages, stride))
     return sorted(shown)
+
+
+class SiblingBudget:
+    """The pages of its session that page `page` may link: its pager's window, then each page
+    asked about until SIBLING_LINKS others are granted. An entry on a page beyond the budget is
+    shown as text, which a script makes a link with the rule of `page_pattern`."""
+
+    def __init__(self, page: int, pages: int):
+        self.limit = SIBLING_LINKS
+        self.granted = {page}
+        for k in page_window(page, pages):
+            self.allows(k)
+
+    def allows(self, page: int) -> bool:
+        if page not in self.granted and len(self.granted) <= self.limit:  # `granted` holds the page itself
+            self.granted.add(page)
+        return page in self.granted
 
 
 def page_pattern(slug: str, from_path: str) -> dict[str, str]:

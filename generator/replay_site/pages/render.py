@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -212,8 +211,6 @@ class Renderer:
         number, running = 0, formatting.RunningCost()
         for number, steps in enumerate(pages, start=1):
             page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
-            if number == 1:  # the whole session's charts, on its first page
-                page.charts = [_relinked(chart, layout, page.path) for chart in whole.charts]
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline)
         if number != layout.pages:
             raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
@@ -254,12 +251,3 @@ def _compare_step_link(first_page: str, step: int) -> str:
     whose first page is `first_page` (../sessions/<slug>.html), on the page that holds it."""
     return paging.step_href(Path(first_page).stem, step, "compare/page.html")
 
-
-def _relinked(chart: Any, layout: views.Layout, page_path: str) -> Any:
-    """A chart whose links to steps (`#step-N` on its bars or rows) name the page holding each step."""
-    for items in vars(chart).values():
-        for item in items if isinstance(items, list) else ():
-            href = getattr(item, "href", None)
-            if isinstance(href, str) and href.startswith("#step-") and href[6:].isdigit():
-                item.href = layout.step_href(int(href[6:]), page_path)
-    return chart

@@ -3,9 +3,11 @@
 Figures are formatted here once (formatting.py), running costs added up once as the pages come,
 and every link to a step names the page that holds it (paging.py). A long session becomes
 several pages of paging.PAGE_STEPS steps. The header and the session map (a few numbers per
-error and per page, for the keys and old links) are on every page; the full error list and
-prompt outline only on the first, since repeating them made the session's HTML grow with
-pages × errors; a later page lists its own errors and prompts and links to the full lists.
+error and per page, for the keys and old links) are on every page; the whole session's error
+list and prompt outline (their first LISTED entries) only on the first, since repeating them
+made the session's HTML grow with pages × errors; a later page lists its own errors and prompts
+and links to the full lists. A page links at most paging.SIBLING_LINKS other pages of its
+session (views_pages.py); its other entries are text that a script links.
 A standalone page (export) is one page of all steps.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ from replay_site.figures.summary import SessionSummary
 from replay_site.model import Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
 from replay_site.pages.formatting import CostText
+from replay_site.pages.views_pages import Layout, PageLink, PageRanges, StepLink, page_links, page_ranges, relinked_chart
 from replay_site.pages.views_steps import (
     LinkView,
     SideFiles,
@@ -32,68 +35,9 @@ from replay_site.pages.views_steps import (
 # The prompt outline shows this much of each user prompt; an error label this much.
 PROMPT_CHARS = 80
 ERROR_CHARS = 80
-
-
-@dataclass
-class Layout:
-    """Where the pages of one session live. `single`: one page holding every step (export)."""
-
-    slug: str
-    steps: int
-    single: bool = False
-    first: int = 1  # a single page of part of a session starts at its first step's number
-    _prefixes: dict[tuple[int, str], str] = field(default_factory=dict, repr=False)
-
-    @property
-    def pages(self) -> int:
-        return 1 if self.single else paging.page_count(self.steps)
-
-    def path(self, page: int) -> str:
-        return paging.page_path(self.slug, page)
-
-    def page_of(self, step: int) -> int:
-        return 1 if self.single else paging.page_of(step)
-
-    def steps_of(self, page: int) -> range:
-        return range(self.first, self.first + self.steps) if self.single else paging.page_range(page, self.steps)
-
-    def step_href(self, step: int, from_path: str) -> str:
-        """paging.step_href, with each page-to-page link worked out once (pages link to the
-        same few pages thousands of times: errors, prompts)."""
-        if self.single:
-            return f"#step-{step}"
-        key = (self.page_of(step), from_path)
-        prefix = self._prefixes.get(key)
-        if prefix is None:
-            prefix = self._prefixes[key] = paging.step_href(self.slug, step, from_path).partition("#")[0]
-        return f"{prefix}#step-{step}"
-
-
-@dataclass
-class StepLink:
-    number: int
-    href: str
-    label: str
-
-
-@dataclass
-class PageLink:
-    number: int
-    href: str
-    current: bool
-    rel: str | None  # prev | next for the neighbouring pages
-    label: str  # "48 · 9,401–9,600"
-    gap_before: bool  # pages left out of the window between this link and the one before
-
-
-@dataclass
-class PageRanges:
-    """Where the steps are, for a reader without JavaScript (a link to a step on another page
-    lands at the top of this one): every page's range, or the rule alone in a very long session."""
-
-    here: str
-    others: list[str]  # "page 48: steps 9,401–9,600"
-    rule: str
+# Entries of the whole session's error list and prompt outline on its first page: past this,
+# the page would grow with the session's length; every later page lists its own.
+LISTED = 1_000
 
 
 @dataclass
@@ -146,6 +90,8 @@ class PageView:
     header: Header
     errors: list[StepLink]  # the whole session's on the first page, this page's on the others
     prompts: list[StepLink]
+    errors_left: str | None  # on the first page, when its list stops at LISTED: where the rest are
+    prompts_left: str | None
     all_errors: str | None  # on a later page: the link to the full list on the first page
     all_prompts: str | None
     prompt_total: str
@@ -321,14 +267,23 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     """Page `page` of a session from its steps; `running` has seen every step before them
     (pages come in order)."""
     path = layout.path(page)
-    href = lambda number: layout.step_href(number, path)  # noqa: E731 - one line, used below
     shown = layout.steps_of(page)
     index, head = whole.index, whole.header
     if len(page_steps) != len(shown) or (page_steps and page_steps[0].number != shown.start):
         raise ValueError(f"page {page} of {layout.slug or 'the session'} got steps other than its own")
     first = "" if page == 1 else paging.relative(layout.path(1), path)
-    errors = index.errors if page == 1 else index.errors_on(shown)
-    prompts = index.prompts if page == 1 else index.prompts_on(shown)
+    errors = index.errors[:LISTED] if page == 1 else index.errors_on(shown)
+    prompts = index.prompts[:LISTED] if page == 1 else index.prompts_on(shown)
+    # The page's budget of linked pages goes first to the pager's window (layout.linker), then
+    # to the card's steps and each error group's first and last, then to the lists in the
+    # order they are printed: the entries made first are linked first.
+    href = layout.linker(page)
+    card = views_audit.card_view(whole.wrong, href) if page == 1 and whole.wrong else None
+    checkpoints = [StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints]
+    error_links = [StepLink(n, href(n), f"step {n}: {label}") for n, label in errors]
+    ledger_block = views_audit.ledger_view(whole.ledger, href) if page == 1 and (whole.ledger.files or whole.ledger.commands) else None
+    shown_charts = [relinked_chart(chart, href) for chart in whole.charts] if page == 1 else []
+    prompt_links = [StepLink(n, href(n), f"#{n} {text}") for n, text in prompts]
     children = {cid: _link(link, path) for cid, link in nav.children.items()} if nav else {}
     steps = [step_view(step, side, path, whole.local_time, running.after(step) if index.priced else None, children)
              for step in page_steps]
@@ -344,22 +299,28 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     }
     return PageView(
         number=page, pages=layout.pages, path=path, root=paging.root_of(path), header=head,
-        errors=[StepLink(n, href(n), f"step {n}: {label}") for n, label in errors],
-        prompts=[StepLink(n, href(n), f"#{n} {text}") for n, text in prompts],
+        errors=error_links, prompts=prompt_links,
+        errors_left=_left(len(errors), len(index.errors), "error") if page == 1 else None,
+        prompts_left=_left(len(prompts), len(index.prompts), "prompt") if page == 1 else None,
         all_errors=f"{first}#errors" if first and index.errors else None,
         all_prompts=f"{first}#prompts" if first and index.prompts else None,
         prompt_total=formatting.counted(len(index.prompts), "prompt"),
         errors_here=formatting.counted(len(errors), "error"),
-        checkpoints=[StepLink(n, href(n), f"{name} (step {n})") for n, name in index.checkpoints],
-        page_links=_page_links(layout, page, path), page_ranges=_page_ranges(layout, page),
+        checkpoints=checkpoints, page_links=page_links(layout, page, path), page_ranges=page_ranges(layout, page),
         steps_total=formatting.counted(whole.steps, "step"), last_step=whole.steps,
         scrubber=timeline.scrubber(whole.timeline, shown) if whole.timeline and shown else None,
         steps=steps, index=[(view, nav_label(view)) for view in steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,
         children=[link for link in children.values() if link], prev=prev_link, next=next_link,
-        card=views_audit.card_view(whole.wrong, href) if page == 1 and whole.wrong else None,
-        ledger=views_audit.ledger_view(whole.ledger, href) if page == 1 and (whole.ledger.files or whole.ledger.commands) else None,
+        charts=shown_charts, card=card, ledger=ledger_block,
     )
+
+
+def _left(listed: int, total: int, noun: str) -> str | None:
+    """What a first page's capped list leaves to the pages that hold the rest."""
+    if listed >= total:
+        return None
+    return f"The first {listed:,} of {total:,} {noun}s are listed here; each page of the session lists its own."
 
 
 def _errors_near(numbers: list[int], shown: range) -> list[int]:
@@ -368,30 +329,3 @@ def _errors_near(numbers: list[int], shown: range) -> list[int]:
     start = bisect.bisect_left(numbers, shown.start)
     stop = bisect.bisect_left(numbers, shown.stop)
     return numbers[max(start - 1, 0):stop + 1]
-
-
-def _range_text(steps: range) -> str:
-    return f"{steps.start:,}–{steps.stop - 1:,}" if len(steps) > 1 else f"{steps.start:,}"
-
-
-def _page_links(layout: Layout, page: int, path: str) -> list[PageLink]:
-    if layout.pages <= 1:
-        return []
-    window = paging.page_window(page, layout.pages)
-    return [PageLink(k, "#" if k == page else paging.relative(layout.path(k), path), k == page,
-                     "prev" if k == page - 1 else "next" if k == page + 1 else None,
-                     f"{k} · {_range_text(layout.steps_of(k))}", index > 0 and k > window[index - 1] + 1)
-            for index, k in enumerate(window)]
-
-
-# Pages listed one by one for a reader without JavaScript up to this many; beyond, the rule.
-RANGES_LISTED = 60
-
-
-def _page_ranges(layout: Layout, page: int) -> PageRanges | None:
-    if layout.pages <= 1:
-        return None
-    others = [f"page {k}: steps {_range_text(layout.steps_of(k))}" for k in range(1, layout.pages + 1) if k != page] \
-        if layout.pages <= RANGES_LISTED else []
-    return PageRanges(f"This is page {page} of {layout.pages}, steps {_range_text(layout.steps_of(page))}.", others,
-                      f"Steps are {paging.PAGE_STEPS} to a page: step N is on page N ÷ {paging.PAGE_STEPS}, rounded up.")

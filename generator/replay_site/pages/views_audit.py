@@ -20,6 +20,9 @@ ACTION_CHARS = 120
 LEDGER_ROWS = 1_000
 # A ledger of more rows than this starts folded (LedgerView.open).
 LEDGER_OPEN_ROWS = 8
+# A file row names this many of the steps that touched the file, then its last: a file read
+# or edited at thousands of steps would otherwise make the row grow with the session.
+ROW_STEPS = 20
 
 StepHref = Callable[[int], str]
 
@@ -39,7 +42,9 @@ class FileRow:
     removed: str
     added_value: int
     removed_value: int
-    steps: list[Jump]
+    steps: list[Jump]  # the first ROW_STEPS
+    more: str | None = None  # "238 more": the steps between those and the last
+    last: Jump | None = None
 
 
 @dataclass
@@ -101,8 +106,15 @@ def _jump(number: int, href: StepHref) -> Jump:
 
 
 def ledger_view(found: Ledger, href: StepHref) -> LedgerView:
-    files = [FileRow(t.path, t.action, f"+{t.added:,}" if t.changed else "", f"−{t.removed:,}" if t.changed else "",
-                     t.added, t.removed, [_jump(n, href) for n in t.steps]) for t in found.files[:LEDGER_ROWS]]
+    files = []
+    for t in found.files[:LEDGER_ROWS]:
+        row = FileRow(t.path, t.action, f"+{t.added:,}" if t.changed else "", f"−{t.removed:,}" if t.changed else "",
+                      t.added, t.removed, [_jump(n, href) for n in t.steps[:ROW_STEPS]])
+        if len(t.steps) > ROW_STEPS:
+            row.last = _jump(t.steps[-1], href)
+            if len(t.steps) > ROW_STEPS + 1:
+                row.more = f"{len(t.steps) - ROW_STEPS - 1:,} more"
+        files.append(row)
     commands = [CommandRow(short(run.command, COMMAND_CHARS), "—" if run.exit_code is None else str(run.exit_code),
                            -1 if run.exit_code is None else run.exit_code, run.failed,
                            formatting.duration(run.duration_s), -1 if run.duration_s is None else run.duration_s, _jump(run.step, href))
@@ -134,13 +146,15 @@ def card_view(found: WhatWentWrong, href: StepHref) -> CardView:
         verdict.append(f"{'recovered' if first.tool == STEP_ERROR else 'passing again'} at #{found.passed.step}")
     else:
         verdict.append("not run successfully again" if first.key[0] == "command" else "not recovered")
+    # the card's own steps are linked before the groups' (a page's links are budgeted in the order made)
+    step, then, fixed, passed = _jump(first.step, href), _then(found.next, href), _then(found.fixed, href), _then(found.passed, href)
     groups = [GroupRow(f"{group.tool} {group.kind} × {group.count:,}", _jump(group.first, href),
                        _jump(group.last, href) if group.last != group.first else None) for group in found.groups]
     return CardView(
-        step=_jump(first.step, href), what=first.tool if first.tool == STEP_ERROR else f"{first.tool} {first.kind}",
-        action=short(first.action, COMMAND_CHARS), tail="\n".join(first.tail), next=_then(found.next, href),
-        verdict=", ".join(verdict) + ".", recovered=found.recovered, fixed=_then(found.fixed, href),
-        passed=_then(found.passed, href), passed_label="Recovered" if first.tool == STEP_ERROR else "Passing again", groups=groups,
+        step=step, what=first.tool if first.tool == STEP_ERROR else f"{first.tool} {first.kind}",
+        action=short(first.action, COMMAND_CHARS), tail="\n".join(first.tail), next=then,
+        verdict=", ".join(verdict) + ".", recovered=found.recovered, fixed=fixed,
+        passed=passed, passed_label="Recovered" if first.tool == STEP_ERROR else "Passing again", groups=groups,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay_site.pages import formatting, paging
-from replay_site.pages.views import PageLink
+from replay_site.pages.views_pages import PageLink
 
 # Projects in the index's breakdown: an organisation's thousands would outweigh the table.
 INDEX_PROJECTS = 100
