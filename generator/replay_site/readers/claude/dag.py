@@ -25,9 +25,9 @@ CHAIN_KINDS = ("user", "assistant", "system")
 
 
 # What the shape of a transcript is worked out from (this module, sidechains, the session's
-# ids); a line's content is read again when its step is built (jsonl.objects_again).
+# ids, which lines a summary titles); a line's content is read again when its step is built (jsonl.objects_again).
 OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "subtype", "isSidechain", "agentId", "sessionId", "cwd",
-                "gitBranch", "version")
+                "gitBranch", "version", "leafUuid")
 _SHARED_KEYS = frozenset({"type", "agentId", "sessionId", "cwd", "gitBranch", "version"})  # the same on most lines
 
 
