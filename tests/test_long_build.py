@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session

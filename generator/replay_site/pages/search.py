@@ -113,7 +113,7 @@ class SessionShard:
 
     def __init__(self, slug: str):
         self.slug = slug
-        self.shard = tempfile.TemporaryFile()
+        self.shard = tempfile.TemporaryFile()  # noqa: SIM115 - open until files() gives it to the writer
         self.shard.write(_assignment("REPLAY_SHARDS", slug) + b"[")
         self.entries = 0
         self.words: set[str] = set()

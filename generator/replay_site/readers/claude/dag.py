@@ -19,7 +19,6 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-
 MESSAGE_KINDS = ("user", "assistant")
 CHAIN_KINDS = ("user", "assistant", "system")
 
@@ -55,9 +54,12 @@ class Outline:
         return [key for key in self.__slots__ if getattr(self, key) is not None]
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (Outline, dict)):
-            return {key: self[key] for key in self.keys()} == {key: other[key] for key in other.keys()}
-        return NotImplemented
+        if isinstance(other, Outline):
+            other = other.as_dict()
+        return self.as_dict() == other if isinstance(other, dict) else NotImplemented
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: self[key] for key in self.keys()}
 
     __hash__ = None
 
