@@ -7,7 +7,8 @@ from pathlib import Path
 
 from replay_site.readers.claude.dag import abandoned_lines, outlines
 from replay_site.readers.claude.sidechains import split_sidechains
-from replay_site.readers.jsonl import iter_objects, objects_again
+from replay_site.readers.files import BOM
+from replay_site.readers.jsonl import LONG_LINE, iter_objects, objects_again
 
 DATA = Path(__file__).parent / "data" / "claude"
 
@@ -57,3 +58,18 @@ def test_lines_of_kinds_the_reader_only_counts_are_not_read_again(tmp_path):
     light = outlines(iter_objects(log, []))
     again = list(objects_again(log, light, {"progress"}))
     assert again == [(1, {"type": "progress", "uuid": "p"}), (2, {"type": "user", "uuid": "u", "message": {"content": "hi"}})]
+
+
+def test_a_line_over_a_mebibyte_reads_as_a_short_one_does(tmp_path):
+    # jsonl.LONG_LINE: a longer line is parsed from a view of it, not a stripped copy; the
+    # whitespace around it (form feed and vertical tab too, as bytes.strip takes them) and the
+    # first line's BOM still go, and a cut one is still reported as truncated.
+    text = "x" * LONG_LINE
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(BOM + b' \x0c{"type": "user", "text": "' + text.encode() + b'"}\x0b \r\n'
+                    + b'\t{"type": "user", "text": "' + text.encode() + b'"\n')
+    problems = []
+    rows = list(iter_objects(log, problems, "log.jsonl"))
+    assert rows == [(1, {"type": "user", "text": text})]
+    assert [str(problem) for problem in problems] == ["log.jsonl:2: truncated line, skipped"]
+    assert list(objects_again(log, outlines(rows))) == rows

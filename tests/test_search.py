@@ -10,7 +10,7 @@ from replay_site.pages import search
 def shard_files(steps: list[Step], slug: str) -> dict[str, bytes]:
     shard = search.SessionShard(slug)
     shard.add(steps)
-    return shard.files()
+    return {name: data if isinstance(data, bytes) else data.read() for name, data in shard.files().items()}
 
 
 def shard_steps(files: dict[str, bytes], slug: str) -> list:

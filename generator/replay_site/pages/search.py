@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -97,18 +98,24 @@ def _assign(global_name: str, key: str, value: object) -> bytes:
 def _assign_json(global_name: str, key: str, *value: bytes) -> bytes:
     """The script, with `value` given in parts: joined once, so a shard of a huge step is
     copied once (each `+` copied all of it again)."""
+    return b"".join([_assignment(global_name, key), *value, b";\n"])
+
+
+def _assignment(global_name: str, key: str) -> bytes:
     name = global_name.encode()
-    return b"".join([b"(window.", name, b"=window.", name, b"||{})[", orjson.dumps(key), b"]=", *value, b";\n"])
+    return b"".join([b"(window.", name, b"=window.", name, b"||{})[", orjson.dumps(key), b"]="])
 
 
 class SessionShard:
     """The shard and the word list of one session, gathered a page of steps at a time (add),
     so that a long session's steps need not be in memory together: each step is kept only
-    as its encoded shard entry."""
+    as its encoded shard entry, in a temporary file (a 200,000-step session's took 105 MB)."""
 
     def __init__(self, slug: str):
         self.slug = slug
-        self.parts: list[bytes] = []  # the encoded entries of each add(), without the brackets
+        self.shard = tempfile.TemporaryFile()  # noqa: SIM115 - open until files() gives it to the writer
+        self.shard.write(_assignment("REPLAY_SHARDS", slug) + b"[")
+        self.entries = 0
         self.words: set[str] = set()
 
     def add(self, steps: Iterable[Step]) -> None:
@@ -120,17 +127,18 @@ class SessionShard:
             entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, text])
             self.words.update(_WORD.findall(text.lower()))
         if entries:
-            # a slice is a copy of exactly its size (orjson's own buffer can be several times larger)
-            self.parts.append(orjson.dumps(entries)[1:-1])
+            # without its brackets: the entries of every add() make one list
+            self.shard.write(b"," if self.entries else b"")
+            self.shard.write(memoryview(orjson.dumps(entries))[1:-1])
+            self.entries += len(entries)
 
-    def files(self) -> dict[str, bytes]:
-        """The shard and the word list, by site path."""
-        commas = [b","] * (2 * len(self.parts) - 1)
-        commas[::2] = self.parts
-        shard = _assign_json("REPLAY_SHARDS", self.slug, b"[", *commas, b"]")
+    def files(self) -> dict[str, bytes | BinaryIO]:
+        """The shard (its file, read from the start) and the word list, by site path."""
+        self.shard.write(b"];\n")
+        self.shard.seek(0)
         # filtered once the words are unique: a session repeats most of its words many times
         listed = sorted(word for word in self.words if 1 < len(word) <= MAX_WORD)
-        return {shard_name(self.slug): shard, terms_name(self.slug): "\n".join(listed).encode()}
+        return {shard_name(self.slug): self.shard, terms_name(self.slug): "\n".join(listed).encode()}
 
 
 def bucket_of(word: str, length: int = 2) -> str:

@@ -85,9 +85,27 @@ def _lines(handle: Iterable[bytes], problems: list[Problem], label: str) -> Iter
         yield number, raw
 
 
-def _cleaned(number: int, raw: bytes) -> bytes:
-    raw = raw.strip()
-    return raw.removeprefix(BOM).strip() if number == 1 else raw
+# Past this length a line's JSON is parsed from a view of the line, not a stripped copy (a
+# 300 MB line would be in memory twice while it is parsed).
+LONG_LINE = 1 << 20
+_SPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
+
+
+def _cleaned(number: int, raw: bytes) -> bytes | memoryview:
+    """The line without the whitespace around it (nor, on the first line, a BOM)."""
+    if len(raw) < LONG_LINE:
+        raw = raw.strip()
+        return raw.removeprefix(BOM).strip() if number == 1 else raw
+    start, end = 0, len(raw)
+    while end > start and raw[end - 1] in _SPACE:
+        end -= 1
+    while start < end and raw[start] in _SPACE:
+        start += 1
+    if number == 1 and raw.startswith(BOM, start):
+        start += len(BOM)
+        while start < end and raw[start] in _SPACE:
+            start += 1
+    return raw if (start, end) == (0, len(raw)) else memoryview(raw)[start:end]
 
 
 def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
@@ -125,7 +143,7 @@ _STANDARD_LIBRARY_ONLY = re.compile(rb"\\[uU][dD]|NaN|Infinity|[0-9]{20}")
 _LONG_INTEGER = re.compile(rb"[0-9]{20}")
 
 
-def loads(raw: bytes, exact_integers: bool = False) -> Any:
+def loads(raw: bytes | memoryview, exact_integers: bool = False) -> Any:
     """One JSON value. A line orjson refuses for something the standard library accepts
     (_STANDARD_LIBRARY_ONLY) is parsed by the standard library instead, so it is shown (a
     surrogate becomes U+FFFD at the reader boundary; NaN stays a float the figures skip)
@@ -134,17 +152,17 @@ def loads(raw: bytes, exact_integers: bool = False) -> Any:
     too, which keeps every digit of an integer (the search costs about what parsing does, so
     only the readers of such logs ask for it)."""
     if exact_integers and _LONG_INTEGER.search(raw):
-        return json.loads(raw)
+        return json.loads(bytes(raw))
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         if not _STANDARD_LIBRARY_ONLY.search(raw):
             raise
-        return json.loads(raw)
+        return json.loads(bytes(raw))
 
 
-def _looks_truncated(raw: bytes) -> bool:
-    return raw.startswith((b"{", b"[")) and not raw.endswith((b"}", b"]"))
+def _looks_truncated(raw: bytes | memoryview) -> bool:
+    return bytes(raw[:1]) in (b"{", b"[") and bytes(raw[-1:]) not in (b"}", b"]")
 
 
 def load_json(path: Path, problems: list[Problem], label: str | None = None) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, BinaryIO
 
 from replay_site.store.publish import MANIFEST, PublishError
 
@@ -40,8 +40,10 @@ class ObjectWriter:
     def key(self, relative: str) -> str:
         return f"{self.base}/{_checked(relative)}"
 
-    def write(self, relative: str, data: str | bytes) -> None:
+    def write(self, relative: str, data: str | bytes | BinaryIO) -> None:
         payload = data.encode() if isinstance(data, str) else data
+        if hasattr(payload, "read"):  # a file (a search shard): an object is sent whole
+            payload = payload.read()
         try:
             self.fs.pipe_file(self.key(relative), payload)
         except OSError as exc:
@@ -92,7 +94,7 @@ class ObjectSiteWriter(ObjectWriter):
         if not self._published:
             self.abort()
 
-    def write(self, relative: str, data: str | bytes) -> None:
+    def write(self, relative: str, data: str | bytes | BinaryIO) -> None:
         if relative in LAST:
             self._last[relative] = data.encode() if isinstance(data, str) else data
             self.written.add(relative)

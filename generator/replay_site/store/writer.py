@@ -10,6 +10,7 @@ import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from replay_site.store.publish import (
     MANIFEST,
@@ -53,7 +54,8 @@ class FolderWriter:
     def _target(self, relative: str) -> Path:
         return self.root.joinpath(*_checked(relative).split("/"))
 
-    def write(self, relative: str, data: str | bytes) -> None:
+    def write(self, relative: str, data: str | bytes | BinaryIO) -> None:
+        """`data` may be a file to copy from (a long session's search shard: never all in memory)."""
         target = self._target(relative)
         payload = data.encode() if isinstance(data, str) else data
         try:
@@ -61,7 +63,10 @@ class FolderWriter:
             handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as stream:
-                    stream.write(payload)
+                    if hasattr(payload, "read"):
+                        shutil.copyfileobj(payload, stream)
+                    else:
+                        stream.write(payload)
                 os.chmod(temp, FILE_MODE)
                 os.replace(temp, target)
             except BaseException:

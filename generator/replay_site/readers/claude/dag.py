@@ -19,55 +19,92 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-Row = tuple[int, dict[str, Any]]
-
 MESSAGE_KINDS = ("user", "assistant")
 CHAIN_KINDS = ("user", "assistant", "system")
 
 
 # What the shape of a transcript is worked out from (this module, sidechains, the session's
-# ids); a line's content is read again when its step is built (jsonl.objects_again).
+# ids, which lines a summary titles); a line's content is read again when its step is built (jsonl.objects_again).
 OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "subtype", "isSidechain", "agentId", "sessionId", "cwd",
-                "gitBranch", "version")
+                "gitBranch", "version", "leafUuid")
 _SHARED_KEYS = frozenset({"type", "agentId", "sessionId", "cwd", "gitBranch", "version"})  # the same on most lines
-_BLOCK_KEYS = ("type", "id", "tool_use_id")
+
+
+class Outline:
+    """A line as the few keys its place in the conversation needs (OUTLINE_KEYS, read as the
+    line's own dict is: `get`, `[key]`), and of its message the id and the ids its tool_use
+    and tool_result blocks name (`message`: (id, uses, results), None without a message
+    object). Slots, not a dict: a 200,000-step log's outlines as dicts took ~500 MiB."""
+
+    __slots__ = (*OUTLINE_KEYS, "message")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "message":
+            return self._message() if self.message is not None else default
+        value = getattr(self, key, None) if key in OUTLINE_KEYS else None
+        return default if value is None else value
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def keys(self) -> list[str]:
+        return [key for key in self.__slots__ if getattr(self, key) is not None]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Outline):
+            other = other.as_dict()
+        return self.as_dict() == other if isinstance(other, dict) else NotImplemented
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: self[key] for key in self.keys()}
+
+    __hash__ = None
+
+    def _message(self) -> dict[str, Any]:
+        """The message as far as the outline knows it (a line that changed since it was read)."""
+        message_id, uses, results = self.message
+        return {"id": message_id, "content": [{"type": "tool_use", "id": use} for use in uses]
+                + [{"type": "tool_result", "tool_use_id": result} for result in results]}
+
+
+Line = Outline | dict[str, Any]  # an outline, or the whole line (what the outline was made from)
+Row = tuple[int, Line]
 
 
 def outlines(rows: Iterable[Row]) -> list[Row]:
-    """Each line as the few keys its place in the conversation needs, and of its message the
-    id and the tool_use / tool_result blocks' ids: a parsed 200 MB log took 660 MiB whole,
-    its outlines about a third of that. The strings most lines repeat (session id, cwd,
-    version) are shared."""
+    """Each line's Outline. The strings most lines repeat (session id, cwd, version) are
+    shared, and so is every id (a line's uuid is the next one's parentUuid, a tool_use id its
+    result's tool_use_id, a split response's message id on each line)."""
     kept = []
-    # Every id is written twice or more (a line's uuid is the next one's parentUuid, a
-    # tool_use id its result's tool_use_id, a split response's message id on each line):
-    # one string object each (~20 MiB of a 200 MB log's outlines).
     ids: dict[str, str] = {}
 
     def one(value: Any) -> Any:
         return ids.setdefault(value, value) if isinstance(value, str) else value
 
     for number, obj in rows:
-        outline = {key: sys.intern(value) if key in _SHARED_KEYS and isinstance(value, str) and len(value) < 200 else one(value)
-                   for key in OUTLINE_KEYS if (value := obj.get(key)) is not None}
+        outline = Outline()
+        for key in OUTLINE_KEYS:
+            value = obj.get(key)
+            setattr(outline, key, sys.intern(value) if key in _SHARED_KEYS and isinstance(value, str) and len(value) < 200
+                    else one(value))
         message = obj.get("message")
-        if isinstance(message, dict):
-            content = message.get("content")
-            blocks = [{key: one(block[key]) for key in _BLOCK_KEYS if key in block} for block in content
-                      if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")] if isinstance(content, list) else []
-            outline["message"] = {"id": one(message.get("id")), "content": blocks}
+        outline.message = (one(message.get("id")), tuple(one(use) for use in tool_uses(obj)),
+                           tuple(one(result) for result in tool_results(obj))) if isinstance(message, dict) else None
         kept.append((number, outline))
     return kept
 
 
-def parent_of(obj: dict[str, Any]) -> str | None:
+def parent_of(obj: Line) -> str | None:
     parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
     return parent if isinstance(parent, str) else None
 
 
 def abandoned_lines(rows: list[Row]) -> set[int]:
     """Line numbers of user/assistant lines on branches the user rewound away from."""
-    by_uuid: dict[str, dict[str, Any]] = {}
+    by_uuid: dict[str, Line] = {}
     for _, obj in rows:
         uuid = obj.get("uuid")
         if isinstance(uuid, str):
@@ -90,11 +127,10 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
     linked = main_end == "root" and 2 * sum(1 for _, obj in messages if parent_of(obj)) >= len(messages)
     main_messages = {_message_id(by_uuid[u]) for u in main if by_uuid[u].get("type") == "assistant"} - {None}
     main_calls = {
-        block.get("id")
+        use
         for _, obj in messages
         if obj.get("type") == "assistant" and (obj.get("uuid") in main or _message_id(obj) in main_messages)
-        for block in _blocks(obj)
-        if block.get("type") == "tool_use"
+        for use in tool_uses(obj)
     }
     ends: dict[str, tuple[str, str | None]] = {}
     abandoned = set()
@@ -103,7 +139,7 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
             continue
         if obj.get("type") == "assistant" and _message_id(obj) in main_messages:
             continue
-        results = [block.get("tool_use_id") for block in _blocks(obj) if block.get("type") == "tool_result"]
+        results = tool_results(obj)
         if results and all(result in main_calls for result in results):
             continue
         end, junction = _end(obj["uuid"], main, by_uuid, ends)
@@ -117,7 +153,7 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
     return abandoned
 
 
-def _splice_retries(rows: list[Row], by_uuid: dict[str, dict[str, Any]]) -> None:
+def _splice_retries(rows: list[Row], by_uuid: dict[str, Line]) -> None:
     """Put each API-error retry line (`system`/`api_error`) after the reply it was retrying for.
 
     Claude Code writes a retry line late (when the next turn starts) with the parent of the
@@ -147,7 +183,7 @@ def _splice_retries(rows: list[Row], by_uuid: dict[str, dict[str, Any]]) -> None
             by_uuid[obj["uuid"]] = {**obj, "parentUuid": tip}
 
 
-def _chain(start: str, by_uuid: dict[str, dict[str, Any]]) -> tuple[set[str], str]:
+def _chain(start: str, by_uuid: dict[str, Line]) -> tuple[set[str], str]:
     """The chain from `start` up, and how it ends: at a true "root" or "broken" (missing or cyclic parent)."""
     chain: set[str] = set()
     current: str | None = start
@@ -159,7 +195,7 @@ def _chain(start: str, by_uuid: dict[str, dict[str, Any]]) -> tuple[set[str], st
     return chain, "root"
 
 
-def _end(uuid: str, main: set[str], by_uuid: dict[str, dict[str, Any]], memo: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
+def _end(uuid: str, main: set[str], by_uuid: dict[str, Line], memo: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
     """Where the walk up from `uuid` ends: on the "main" chain (a fork, with the main line it
     forks from), a separate "root", or "broken"."""
     path: list[str] = []
@@ -183,10 +219,27 @@ def _end(uuid: str, main: set[str], by_uuid: dict[str, dict[str, Any]], memo: di
     return end
 
 
-def _message_id(obj: dict[str, Any]) -> str | None:
-    message = obj.get("message")
-    value = message.get("id") if isinstance(message, dict) else None
+def _message_id(obj: Line) -> str | None:
+    if isinstance(obj, Outline):
+        value = obj.message[0] if obj.message else None
+    else:
+        message = obj.get("message")
+        value = message.get("id") if isinstance(message, dict) else None
     return value if isinstance(value, str) else None
+
+
+def tool_uses(obj: Line) -> tuple[Any, ...]:
+    """The ids the line's tool_use blocks give (None for a block without one)."""
+    if isinstance(obj, Outline):
+        return obj.message[1] if obj.message else ()
+    return tuple(block.get("id") for block in _blocks(obj) if block.get("type") == "tool_use")
+
+
+def tool_results(obj: Line) -> tuple[Any, ...]:
+    """The tool_use ids the line's tool_result blocks answer (None for a block without one)."""
+    if isinstance(obj, Outline):
+        return obj.message[2] if obj.message else ()
+    return tuple(block.get("tool_use_id") for block in _blocks(obj) if block.get("type") == "tool_result")
 
 
 def _blocks(obj: dict[str, Any]) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ another session's file of the same project), then the first prompt.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,11 @@ class SessionMeta:
         if self.agent_name:
             session.facts.append(Fact("Agent name", self.agent_name))
         session.pull_requests = list(self.pull_requests.values())
+
+
+def summary_leaves(folder: Path) -> Iterable[str]:
+    """The lines (uuids) that summary lines in the project folder give a title."""
+    return _project_summaries(folder).keys()
 
 
 _SUMMARY_MARKS = (b'"type":"summary"', b'"type": "summary"')

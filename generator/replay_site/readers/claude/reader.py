@@ -18,7 +18,7 @@ from typing import Any
 from replay_site.model import Fact, Problem, RecordCounts, Session, Step, no_records, not_understood
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.claude.dag import Row, abandoned_lines, outlines
-from replay_site.readers.claude.meta import META_KINDS, SessionMeta
+from replay_site.readers.claude.meta import META_KINDS, SessionMeta, summary_leaves
 from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
@@ -99,8 +99,7 @@ class ClaudeReader(FileReader):
         label = source.label(source.path)
         problems: list[Problem] = []
         counted = no_records()  # an inline sidechain's lines are counted with the main session's
-        rows = outlines(iter_objects(source.path, problems, label, counted, LINE_KINDS))
-        main_rows, inline = split_sidechains(rows)
+        main_rows, inline = split_sidechains(outlines(iter_objects(source.path, problems, label, counted, LINE_KINDS)))
         session, builder = _build(source.path, label, main_rows, problems, counted)
         project = _project_dir(source.path)
         children = [(*_build(source.path, label, agent_rows, [], counted, agent_id), None, None) for agent_id, agent_rows in inline.items()]
@@ -260,10 +259,11 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], cou
     """The session of `rows`, whose lines were counted in `counted` (its own unless it is an
     inline sidechain, `agent_id`, whose lines belong to the file of the main session)."""
     builder = StepBuilder(label, abandoned_lines(rows))
+    lines = _facts_of(path, rows)
     meta = SessionMeta()
     turn_seconds: list[float] = []
     unknown: dict[str, list[int]] = defaultdict(list)
-    for number, obj in objects_again(path, rows, IGNORED_KINDS):  # only counted: their outline will do
+    for number, obj in objects_again(path, _let_go(rows), IGNORED_KINDS):  # only counted: their outline will do
         kind = kind_of(obj)
         if kind == "assistant":
             builder.assistant(number, obj)
@@ -291,25 +291,56 @@ def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], cou
         where = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
         what = f"of unknown kind {kind!r}" if kind != "(no type)" else "without a type"
         problems.append(Problem("unknown_event", f"{len(numbers)} line(s) {what} (lines {where})", label))
-    session = _session(path, rows, builder.steps, label, agent_id)
+    session = _session(path, lines, builder.steps, label, agent_id)
     if agent_id is None:
         session.records = counted
     if turn_seconds:
         # Claude Code's own timing of each turn (user prompt to final answer), shown as logged.
         session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))
     session.problems = problems + builder.problems
-    uuids = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
-    meta.apply(session, path, uuids, first_prompt(session.steps))
+    meta.apply(session, path, lines.leaves, first_prompt(session.steps))
     session.outcome = outcome_of(session.steps)
     return session, builder
 
 
-def _session(path: Path, rows: list[Row], steps: list[Step], label: str, agent_id: str | None) -> Session:
-    def last(key: str) -> Any:
-        return next((obj[key] for _, obj in reversed(rows) if isinstance(obj.get(key), str) and obj[key]), None)
+_LAST_KEYS = ("sessionId", "agentId", "cwd", "gitBranch", "version")
 
+
+@dataclass(frozen=True)
+class _Facts:
+    """What a session needs from all of its lines' outlines after its steps are built, taken
+    before: the outlines are let go of while the steps are built (_let_go)."""
+
+    last: dict[str, str]  # the last non-empty string each of _LAST_KEYS has
+    sidechain: bool  # some line says isSidechain: true
+    leaves: set[str]  # the lines' uuids a summary line names as its leaf (meta.py)
+
+
+def _facts_of(path: Path, rows: list[Row]) -> _Facts:
+    last: dict[str, str] = {}
+    for _, obj in reversed(rows):
+        for key in _LAST_KEYS:
+            if key not in last and isinstance(value := obj.get(key), str) and value:
+                last[key] = value
+        if len(last) == len(_LAST_KEYS):
+            break
+    named = {*summary_leaves(path.parent), *(obj.get("leafUuid") for _, obj in rows if kind_of(obj) == "summary")}
+    leaves = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str) and obj["uuid"] in named}
+    return _Facts(last, any(obj.get("isSidechain") is True for _, obj in rows), leaves)
+
+
+def _let_go(rows: list[Row]) -> Iterator[Row]:
+    """The rows in order, each dropped from the list once given: a long log's outlines leave
+    memory as its steps fill it, rather than both being held at once."""
+    for index, row in enumerate(rows):
+        rows[index] = None
+        yield row
+
+
+def _session(path: Path, lines: _Facts, steps: list[Step], label: str, agent_id: str | None) -> Session:
+    last = lines.last.get
     session_id = last("sessionId") or plain_name(path).stem
-    if agent_id is None and path.name.startswith("agent-") and (last("agentId") or any(o.get("isSidechain") is True for _, o in rows)):
+    if agent_id is None and path.name.startswith("agent-") and (last("agentId") or lines.sidechain):
         agent_id = last("agentId") or plain_name(path).stem.removeprefix("agent-")
     session = Session(
         # A subagent shares its parent's sessionId, so its own id adds the agent's.
