@@ -46,6 +46,10 @@ TITLE = 100  # characters of a session's title in the site index (what a hit sho
 SESSION_CHUNK = 2000
 
 _WORD = re.compile(r"[^\W_]+")
+# Bytes of UTF-8 text that end a word: every ASCII byte but letters and digits (a byte of a
+# non-ASCII character stays, and its token is split by _WORD). Translating and splitting the
+# bytes takes half the time of _WORD over the whole text (issue 20).
+_ASCII_SEPARATORS = bytes(byte if byte >= 128 or chr(byte).isalnum() else 32 for byte in range(256))
 
 
 def shard_name(slug: str) -> str:
@@ -109,7 +113,7 @@ class SessionShard:
     def __init__(self, slug: str):
         self.slug = slug
         self.parts: list[bytes] = []  # the encoded entries of each add(), without the brackets
-        self.words: set[str] = set()
+        self.words: set[bytes] = set()  # ASCII words as UTF-8; the others decoded (_add_words)
 
     def add(self, steps: Iterable[Step]) -> None:
         entries = []
@@ -118,10 +122,19 @@ class SessionShard:
             if not text:
                 continue
             entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, text])
-            self.words.update(_WORD.findall(text.lower()))
+            self._add_words(text.lower())
         if entries:
             # a slice is a copy of exactly its size (orjson's own buffer can be several times larger)
             self.parts.append(orjson.dumps(entries)[1:-1])
+
+    def _add_words(self, text: str) -> None:
+        """The words of `text` as _WORD finds them: runs of letters and digits between ASCII
+        separators, a run holding other characters split again by _WORD."""
+        for token in set(text.encode().translate(_ASCII_SEPARATORS).split()):
+            if token.isascii():
+                self.words.add(token)
+            else:
+                self.words.update(word.encode() for word in _WORD.findall(token.decode()))
 
     def files(self) -> dict[str, bytes]:
         """The shard and the word list, by site path."""
@@ -129,7 +142,7 @@ class SessionShard:
         commas[::2] = self.parts
         shard = _assign_json("REPLAY_SHARDS", self.slug, b"[", *commas, b"]")
         # filtered once the words are unique: a session repeats most of its words many times
-        listed = sorted(word for word in self.words if 1 < len(word) <= MAX_WORD)
+        listed = sorted(text for word in self.words if 1 < len(text := word.decode()) <= MAX_WORD)
         return {shard_name(self.slug): shard, terms_name(self.slug): "\n".join(listed).encode()}
 
 
