@@ -50,6 +50,9 @@ _WORD = re.compile(r"[^\W_]+")
 # non-ASCII character stays, and its token is split by _WORD). Translating and splitting the
 # bytes takes half the time of _WORD over the whole text (issue 20).
 _ASCII_SEPARATORS = bytes(byte if byte >= 128 or chr(byte).isalnum() else 32 for byte in range(256))
+# Non-ASCII separators common in agents' logs (Claude Code numbers the lines it reads `1→`),
+# replaced in the bytes first so that their tokens need no regex.
+_COMMON_SEPARATORS = [char.encode() for char in "→…—–·•✓✗│─└├" if not char.isalnum()]
 
 
 def shard_name(slug: str) -> str:
@@ -130,11 +133,18 @@ class SessionShard:
     def _add_words(self, text: str) -> None:
         """The words of `text` as _WORD finds them: runs of letters and digits between ASCII
         separators, a run holding other characters split again by _WORD."""
-        for token in set(text.encode().translate(_ASCII_SEPARATORS).split()):
-            if token.isascii():
-                self.words.add(token)
-            else:
-                self.words.update(word.encode() for word in _WORD.findall(token.decode()))
+        data = text.encode()
+        if not text.isascii():
+            for separator in _COMMON_SEPARATORS:
+                if separator in data:
+                    data = data.replace(separator, b" ")
+        tokens = set(data.translate(_ASCII_SEPARATORS).split())
+        if not text.isascii():
+            others = {token for token in tokens if not token.isascii()}
+            tokens -= others
+            for token in others:
+                tokens.update(word.encode() for word in _WORD.findall(token.decode()))
+        self.words |= tokens
 
     def files(self) -> dict[str, bytes]:
         """The shard and the word list, by site path."""
