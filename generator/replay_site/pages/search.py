@@ -86,6 +86,11 @@ def _call_parts(call: ToolCall) -> Iterable[str]:
 
 def step_text(step: Step) -> str:
     """Everything a reader can see of a step, whitespace folded to single spaces."""
+    return " ".join(_step_tokens(step))
+
+
+def _step_tokens(step: Step) -> list[str]:
+    """The text of step_text split at white space."""
     parts = [step.title or "", _head_and_tail(step.text), _head_and_tail(step.thinking), _head_and_tail(step.error or "")]
     for call in step.tool_calls:
         parts.extend(_call_parts(call))
@@ -93,7 +98,7 @@ def step_text(step: Step) -> str:
         parts += [detail.label, _head_and_tail(detail.text)]
     parts.extend(_head_and_tail(note) for note in step.memory_notes)
     # str.split() folds exactly what re's \s+ matches (Py_UNICODE_ISSPACE), 4x faster
-    return " ".join(" ".join(p for p in parts if p).split())
+    return " ".join(p for p in parts if p).split()
 
 
 def _assign(global_name: str, key: str, value: object) -> bytes:
@@ -121,11 +126,12 @@ class SessionShard:
     def add(self, steps: Iterable[Step]) -> None:
         entries = []
         for step in steps:
-            text = step_text(step)
-            if not text:
+            tokens = _step_tokens(step)
+            if not tokens:
                 continue
-            entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, text])
-            self._add_words(text.lower())
+            entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, " ".join(tokens)])
+            # no word spans white space: the words of each distinct token are the text's
+            self._add_words(" ".join(set(tokens)).lower())
         if entries:
             # a slice is a copy of exactly its size (orjson's own buffer can be several times larger)
             self.parts.append(orjson.dumps(entries)[1:-1])
