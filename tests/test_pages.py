@@ -333,3 +333,17 @@ def test_folded_steps_of_any_kind_keep_their_text_folded(data_site):
                 assert prose.find_parent("details") is not None, (path.name, step["id"])
                 kinds.add(step["data-kind"])
     assert {"user", "assistant"} <= kinds, kinds
+
+
+@pytest.mark.parametrize("text", ["a *b*", "- item", "intro\n  2) step", "> quoted", "intro\n    code", "\tcode",
+                                  "line  \nbreak", "ends with a break  ", "Title\n===", "intro\n- item", "12. first"])
+def test_each_kind_of_markdown_syntax_sends_a_text_to_the_parser(text):
+    from replay_site.pages import highlight
+    assert highlight.has_markdown(text)
+
+
+@pytest.mark.parametrize("text", ["Plain prose. Two sentences.", "a - b + c", "1.5 is a number", "one\ntwo\n\nthree",
+                                  "x = 1", "-dash glued", "ends with one space "])
+def test_plain_prose_skips_the_parser(text):
+    from replay_site.pages import highlight
+    assert not highlight.has_markdown(text)

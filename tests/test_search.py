@@ -73,3 +73,15 @@ def test_a_large_bucket_is_split_by_three_characters(tmp_path, monkeypatch):
     assert index["buckets"] == ["cac", "cap", "car", "co"]  # "co" stayed small: not split
     cac = json.loads(files["assets/search/terms/cac.js"].decode().split("]=", 1)[1].removesuffix(";\n"))
     assert cac == {"cache": "0", "cached": "0", "cachet": "0"}
+
+
+def test_the_word_list_splits_words_as_the_browser_does_in_any_script():
+    """Words are runs of letters and digits (`[\\p{L}\\p{N}]+`, lowercased); the list is worked
+    out from the text's bytes, so here each kind of separator and non-ASCII word is checked
+    against the words read off the text by hand."""
+    text = "Héllo wörld, snake_case foo…bar 東京 x1-y2 ½ ÀB_ok end. (paren) 'quote' café—déjà a\n  12→import os"
+    files = shard_files([Step("user", number=1, text=text)], "s-1")
+    words = files[search.terms_name("s-1")].decode().split("\n")
+    # "a" and "½" (one character each) are left out; "_", "…", "—", "-" and spaces separate
+    assert words == sorted(["héllo", "wörld", "snake", "case", "foo", "bar", "東京", "x1", "y2", "àb", "ok", "end",
+                            "paren", "quote", "café", "déjà", "12", "import", "os"])

@@ -194,9 +194,10 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
         for step in group:
             total.add(step.cost, step.model)
         error_text = f", {counted(errors, 'error')}" if errors else ""
+        cost_text, steps_text = cost_total(total), _steps_text(group)
         bars.append(Bar(round(LEFT + index * slot, 1), round(BOTTOM - height, 1), round(width, 1), round(height, 1),
-                        f"{_steps_text(group)}: {cost_total(total)}{error_text}"))
-        rows.append(Row(_steps_text(group), _link(group[0].number, slug, from_path), [cost_total(total), str(errors)], group[0].number))
+                        f"{steps_text}: {cost_text}{error_text}"))
+        rows.append(Row(steps_text, _link(group[0].number, slug, from_path), [cost_text, str(errors)], group[0].number))
     peak = max(range(len(sums)), key=lambda i: (sums[i], -i))
     erring = sum(1 for step in steps if step.error_count)
     description = (f"Cost per step: {_grouping_note(len(steps), size, len(groups))}; highest {money(sums[peak])} at "

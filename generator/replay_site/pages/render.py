@@ -207,11 +207,15 @@ class Renderer:
 
     def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
                        side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> Iterator[tuple[int, str]]:
-        template = self.env.get_template("session.html")
+        template, steps_template = self.env.get_template("session.html"), self.env.get_template("steps.html")
         number, running = 0, formatting.RunningCost()
         for number, steps in enumerate(pages, start=1):
             page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
-            yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline)
+            # The steps are rendered on their own and given to the page whole: included, each
+            # of the million pieces of their text passed through three generators of the page.
+            steps_html = Markup(steps_template.render(page=page))
+            yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline,
+                                          steps_html=steps_html)
         if number != layout.pages:
             raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
 

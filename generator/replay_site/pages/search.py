@@ -47,6 +47,13 @@ TITLE = 100  # characters of a session's title in the site index (what a hit sho
 SESSION_CHUNK = 2000
 
 _WORD = re.compile(r"[^\W_]+")
+# Bytes of UTF-8 text that end a word: every ASCII byte but letters and digits (a byte of a
+# non-ASCII character stays, and its token is split by _WORD). Translating and splitting the
+# bytes takes half the time of _WORD over the whole text (issue 20).
+_ASCII_SEPARATORS = bytes(byte if byte >= 128 or chr(byte).isalnum() else 32 for byte in range(256))
+# Non-ASCII separators common in agents' logs (Claude Code numbers the lines it reads `1→`),
+# replaced in the bytes first so that their tokens need no regex.
+_COMMON_SEPARATORS = [char.encode() for char in "→…—–·•✓✗│─└├" if not char.isalnum()]
 
 
 def shard_name(slug: str) -> str:
@@ -80,6 +87,11 @@ def _call_parts(call: ToolCall) -> Iterable[str]:
 
 def step_text(step: Step) -> str:
     """Everything a reader can see of a step, whitespace folded to single spaces."""
+    return " ".join(_step_tokens(step))
+
+
+def _step_tokens(step: Step) -> list[str]:
+    """The text of step_text split at white space."""
     parts = [step.title or "", _head_and_tail(step.text), _head_and_tail(step.thinking), _head_and_tail(step.error or "")]
     for call in step.tool_calls:
         parts.extend(_call_parts(call))
@@ -87,7 +99,7 @@ def step_text(step: Step) -> str:
         parts += [detail.label, _head_and_tail(detail.text)]
     parts.extend(_head_and_tail(note) for note in step.memory_notes)
     # str.split() folds exactly what re's \s+ matches (Py_UNICODE_ISSPACE), 4x faster
-    return " ".join(" ".join(p for p in parts if p).split())
+    return " ".join(p for p in parts if p).split()
 
 
 def _assign(global_name: str, key: str, value: object) -> bytes:
@@ -116,28 +128,45 @@ class SessionShard:
         self.shard = tempfile.TemporaryFile()  # noqa: SIM115 - open until files() gives it to the writer
         self.shard.write(_assignment("REPLAY_SHARDS", slug) + b"[")
         self.entries = 0
-        self.words: set[str] = set()
+        self.words: set[bytes] = set()  # ASCII words as UTF-8; the others decoded (_add_words)
 
     def add(self, steps: Iterable[Step]) -> None:
         entries = []
         for step in steps:
-            text = step_text(step)
-            if not text:
+            tokens = _step_tokens(step)
+            if not tokens:
                 continue
-            entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, text])
-            self.words.update(_WORD.findall(text.lower()))
+            entries.append([step.number, paging.step_href(self.slug, step.number, "index.html"), step.kind, " ".join(tokens)])
+            # no word spans white space: the words of each distinct token are the text's
+            self._add_words(" ".join(set(tokens)).lower())
         if entries:
             # without its brackets: the entries of every add() make one list
             self.shard.write(b"," if self.entries else b"")
             self.shard.write(memoryview(orjson.dumps(entries))[1:-1])
             self.entries += len(entries)
 
+    def _add_words(self, text: str) -> None:
+        """The words of `text` as _WORD finds them: runs of letters and digits between ASCII
+        separators, a run holding other characters split again by _WORD."""
+        data = text.encode()
+        if not text.isascii():
+            for separator in _COMMON_SEPARATORS:
+                if separator in data:
+                    data = data.replace(separator, b" ")
+        tokens = set(data.translate(_ASCII_SEPARATORS).split())
+        if not text.isascii():
+            others = {token for token in tokens if not token.isascii()}
+            tokens -= others
+            for token in others:
+                tokens.update(word.encode() for word in _WORD.findall(token.decode()))
+        self.words |= tokens
+
     def files(self) -> dict[str, bytes | BinaryIO]:
         """The shard (its file, read from the start) and the word list, by site path."""
         self.shard.write(b"];\n")
         self.shard.seek(0)
         # filtered once the words are unique: a session repeats most of its words many times
-        listed = sorted(word for word in self.words if 1 < len(word) <= MAX_WORD)
+        listed = sorted(text for word in self.words if 1 < len(text := word.decode()) <= MAX_WORD)
         return {shard_name(self.slug): self.shard, terms_name(self.slug): "\n".join(listed).encode()}
 
 

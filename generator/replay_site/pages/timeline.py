@@ -135,7 +135,7 @@ def _page_ends(count: int) -> set[int]:
 
 def scrubber(line: Timeline, shown: range) -> Scrubber:
     """The scrubber of the page holding the steps `shown`."""
-    at = lambda number: line.fractions[number] * WIDTH / SCALE  # noqa: E731
+    at = lambda number: line.fractions[number] * WIDTH / SCALE
     start, stop = at(shown.start), at(shown.stop - 1)
     return Scrubber(line, round(start, 1), round(max(stop - start, THUMB), 1), round(min(start, WIDTH - THUMB), 1),
                     shown.start, f"step {shown.start:,} of {line.last:,}",

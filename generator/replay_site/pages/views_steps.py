@@ -178,6 +178,7 @@ class StepView:
     collapsed: bool
     text: TextView | None
     thinking: TextView | None
+    prose: list[tuple[str, TextView]]  # the texts the page shows, as ("thinking" | "text" | "context", text)
     error: TextView | None
     images: list[Image]
     calls: list[CallView]
@@ -307,6 +308,8 @@ def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, run
         if step.cumulative_reward is not None:
             reward += f" (Σ {formatting.number(step.cumulative_reward)})"
     changed = sum(1 for variable in step.variables if variable.changed)
+    text = text_view(step.text, f"{number}-text", side, page_path, prose=True) if step.text else None
+    thinking = text_view(step.thinking, f"{number}-thinking", side, page_path, prose=True) if step.thinking else None
     return StepView(
         number=number, kind=step.kind, css=css, title=step.title or "",
         time=formatting.when(step.timestamp, local_time) if step.timestamp else None,
@@ -315,8 +318,7 @@ def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, run
         usage=formatting.usage_line(step.usage) if step.usage else None,
         cost=formatting.step_cost(step.cost), running=running, reward=reward, has_error=has_error,
         tools=[call.name for call in step.tool_calls], collapsed=step.collapsed,
-        text=text_view(step.text, f"{number}-text", side, page_path, prose=True) if step.text else None,
-        thinking=text_view(step.thinking, f"{number}-thinking", side, page_path, prose=True) if step.thinking else None,
+        text=text, thinking=thinking, prose=_prose(step, text, thinking),
         error=text_view(step.error, f"{number}-error", side, page_path) if step.error else None,
         images=step.images, calls=calls, variables_changed=changed,
         variables=[(variable, text_view(variable.value, f"{number}-variable-{index}", side, page_path))
@@ -328,6 +330,15 @@ def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, run
         children=[children[cid] for cid in extra_children if cid in children],
         children_missing=[cid for cid in extra_children if cid not in children],
     )
+
+
+def _prose(step: Step, text: TextView | None, thinking: TextView | None) -> list[tuple[str, TextView]]:
+    """A step folded on the page (context, events, abandoned branches) shows its text alone,
+    in a fold when collapsed; a user step its text; any other its thinking, then its text."""
+    if step.collapsed or step.kind in ("context", "event"):
+        return [("context" if step.collapsed else "text", text)] if text else []
+    shown = [("thinking", thinking)] if thinking and step.kind != "user" else []
+    return shown + [("text", text)] if text else shown
 
 
 def _detail(detail: Detail, name: str, side: SideFiles, page_path: str) -> tuple[Detail, TextView, bool]:
