@@ -193,6 +193,19 @@
   }
   if (redirectIfElsewhere()) return;
 
+  // A page links only so many other pages of its session; an entry of its lists on any other
+  // page is printed as text with its step's number (data-step-link), linked here by the rule.
+  document.querySelectorAll("[data-step-link]").forEach(function (entry) {
+    var number = parseInt(entry.getAttribute("data-step-link"), 10);
+    var href = pageHrefOf(number);
+    if (!href) return;
+    var link = document.createElement("a");
+    link.href = href.split("#")[0] + "#step-" + number;
+    link.className = entry.className;
+    while (entry.firstChild) link.appendChild(entry.firstChild);
+    entry.parentNode.replaceChild(link, entry);
+  });
+
   // Following a link to something inside a closed <details> opens it.
   // The browser scrolled to the target before this script measured the top bar (below), and
   // a closed <details> had no box to scroll to: scroll again once both are right.
