@@ -162,9 +162,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             stale.append(index)
         else:
             per_source.append(_SourceState(*cached))
-            tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+        for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
+            tick()
         if stale and options.redact and isinstance(pool, InlineExecutor):
             start_scanner()  # loads while this process imports, reads and prices
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
