@@ -240,16 +240,14 @@ def _worker_context():
 
 
 def load_shared() -> None:
-    """Load what every worker needs: the modules of both passes, every reader, the price
-    table and the secret scanner's compiled catalogue (~30 MiB on its own), then freeze it all
-    out of the garbage collector, whose passes would otherwise write to (and so copy) every
-    page the workers share with the process they are forked from. Each only warms a cache:
-    what fails here fails again in the worker that needs it, which reports it the way the
-    build always does."""
-    from replay_site.build import pipeline, spool  # noqa: F401 (what worker tasks run)
+    """Load what every worker needs besides the modules its tasks run (imported already by
+    pipeline.py, which starts the pool, and by the fork server's worker_preload): every
+    reader, the price table and the secret scanner's compiled catalogue (~30 MiB on its own);
+    then freeze it all out of the garbage collector, whose passes would otherwise write to
+    (and so copy) every page the workers share with the process they are forked from. Each
+    only warms a cache: what fails here fails again in the worker that needs it, which
+    reports it the way the build always does."""
     from replay_site.costs.table import load_price_table
-    from replay_site.figures import summary  # noqa: F401
-    from replay_site.pages import render, search  # noqa: F401
     from replay_site.readers import registry
     from replay_site.redact.detect import load_scanner
 
