@@ -2,9 +2,9 @@
 
 A worker asks the kernel to kill it when its parent dies (prctl PR_SET_PDEATHSIG, Linux),
 and a watchdog thread waits for the build process to end (a pidfd; where that is missing, it
-checks every half second). The parent is the build for a spawned worker, and the build's fork
-server for a forked one, which lives as long as any worker holds its pipe: so the watchdog
-watches the build itself. A build killed with SIGKILL leaves no worker behind, and with the
+checks every half second). The parent is the build for a spawned worker or one forked from
+the build, and the build's fork server for one forked there, which lives as long as any
+worker holds its pipe: so the watchdog watches the build itself. A build killed with SIGKILL leaves no worker behind, and with the
 workers gone, the fork server and the resource tracker exit too. Ctrl-C
 is the parent's to handle: it stops the workers at once instead of waiting for their tasks.
 
@@ -92,7 +92,7 @@ def _watch(build: int, parent: int, handle: int | None) -> None:
 
 def die_with_parent(build: int) -> None:
     """Pool initializer: bind this worker's life to the build process `build`, which is its
-    parent (spawned) or its parent's (forked by the build's fork server)."""
+    parent (forked from the build, or spawned) or its parent's (forked by the build's fork server)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a worker forked from the build inherits its handler (entry.py)
     parent = os.getppid()
@@ -265,7 +265,7 @@ def young_collections_only() -> Iterator[None]:
     """No full collection while a source's pages are rendered: what they need from all of a
     session's steps lives as long as they take, and each full collection would walk it again.
     Young objects are still collected. Raising the oldest generation's threshold, rather than
-    gc.freeze/unfreeze, leaves frozen what the fork server froze (worker_preload): unfreezing
+    gc.freeze/unfreeze, leaves frozen what load_shared froze before the workers were forked: unfreezing
     it would make the collector write to, and so copy, every page the workers share."""
     thresholds = gc.get_threshold()
     gc.set_threshold(thresholds[0], thresholds[1], _NEVER)
