@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from replay_site.build.executors import WORKER_NAME
+
 
 def children_of() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
@@ -52,9 +54,14 @@ def command(pid: int) -> str:
         return ""
 
 
+def name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def workers_in(family: set[int]) -> bool:
-    """Whether a worker runs among `family`: spawned, or forked by the build's fork server
-    (which shares its command line with the workers it forks)."""
-    commands = [command(pid) for pid in family]
-    return any("spawn_main" in line for line in commands) \
-        or sum("multiprocessing.forkserver" in line for line in commands) >= 2
+    """Whether a worker runs among `family`: every worker names itself (executors.WORKER_NAME),
+    whether forked from the build, by its fork server or spawned."""
+    return any(name(pid) == WORKER_NAME.decode() for pid in family)

@@ -124,3 +124,19 @@ def test_mistakes_are_reported_as_the_typer_command_reports_them(workdir):
     assert "typer" not in heavy_imports(missing)
     bad_jobs = replay_site(workdir, "build", "logs", "-j", "many", status=2)  # typer's own usage error
     assert "Invalid value for '--jobs'" in bad_jobs.stderr
+
+
+def test_the_entry_listing_serves_the_one_build_it_runs(tmp_path):
+    """The console entry hands the listing it took to the build it runs, so a rebuild lists the
+    inputs once: the build takes that listing for exactly the same paths, and only once (a
+    second build in the same process lists again and sees a file added since)."""
+    from replay_site.store.states import hand_over, listing_for_build, tree_listing
+
+    (tmp_path / "a.jsonl").write_text("{}\n")
+    taken = tree_listing([tmp_path])
+    hand_over([tmp_path], taken)
+    (tmp_path / "b.jsonl").write_text("{}\n")
+    assert listing_for_build([tmp_path / "a.jsonl"]) != taken  # other paths: listed
+    assert listing_for_build([tmp_path]) is taken
+    again = listing_for_build([tmp_path])
+    assert again is not taken and [Path(entry.path).name for entry in again] == [tmp_path.name, "a.jsonl", "b.jsonl"]

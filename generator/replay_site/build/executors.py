@@ -2,14 +2,16 @@
 
 A worker asks the kernel to kill it when its parent dies (prctl PR_SET_PDEATHSIG, Linux),
 and a watchdog thread waits for the build process to end (a pidfd; where that is missing, it
-checks every half second). The parent is the build for a spawned worker, and the build's fork
-server for a forked one, which lives as long as any worker holds its pipe: so the watchdog
-watches the build itself. A build killed with SIGKILL leaves no worker behind, and with the
+checks every half second). The parent is the build for a spawned worker or one forked from
+the build, and the build's fork server for one forked there, which lives as long as any
+worker holds its pipe: so the watchdog watches the build itself. A build killed with SIGKILL leaves no worker behind, and with the
 workers gone, the fork server and the resource tracker exit too. Ctrl-C
 is the parent's to handle: it stops the workers at once instead of waiting for their tasks.
 
 `executor_for` decides how many workers a build gets, from the bytes it has to read: none
-(`InlineExecutor`, this process) for small builds, else a pool forked from a fork server.
+(`InlineExecutor`, this process) for small builds, else a pool of workers forked from the
+build itself once it has loaded what they all need (or, when the build runs other threads,
+from a fork server that has).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_NAME = 15
+WORKER_NAME = b"replay-worker"  # a worker's name in ps and /proc/PID/comm (a forked one shares the build's command line)
 _WATCH_SECONDS = 0.5
 _NEVER = 1 << 30  # a generation threshold never reached
 
@@ -66,6 +70,7 @@ def _ask_kernel_to_kill_me_with_parent() -> None:
         return
     try:
         _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _libc().prctl(_PR_SET_NAME, ctypes.c_char_p(WORKER_NAME), 0, 0, 0)
     except AttributeError:
         pass  # the watchdog below still ends this worker
 
@@ -87,8 +92,9 @@ def _watch(build: int, parent: int, handle: int | None) -> None:
 
 def die_with_parent(build: int) -> None:
     """Pool initializer: bind this worker's life to the build process `build`, which is its
-    parent (spawned) or its parent's (forked by the build's fork server)."""
+    parent (forked from the build, or spawned) or its parent's (forked by the build's fork server)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a worker forked from the build inherits its handler (entry.py)
     parent = os.getppid()
     _ask_kernel_to_kill_me_with_parent()
     try:
@@ -108,23 +114,26 @@ class WorkerPool(ProcessPoolExecutor):
 
     def __init__(self, workers: int, mp_context) -> None:
         self._helpers_before = _helpers_running()  # the pool's queues start the tracker
+        forked_here = mp_context.get_start_method() == "fork"
+        self._thaw = forked_here and gc.get_freeze_count() == 0  # what to give back to the collector after
+        if forked_here:
+            load_shared()
         super().__init__(workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
+        if forked_here:  # every worker now, before this process starts any thread (a progress bar's)
+            with _sigint_blocked():
+                self._start_executor_manager_thread()
 
     def submit(self, *args, **kwargs):
-        # Workers are started here, and a process inherits its starter's signal mask: with
-        # SIGINT blocked, a Ctrl-C during a worker's start-up is the parent's alone too.
-        # (A Ctrl-C arriving meanwhile is delivered to the parent when the mask is restored.)
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
+        with _sigint_blocked():
             return super().submit(run_then_release, *args, **kwargs)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def __exit__(self, exc_type, exc, traceback):
         try:
             return self._stop_workers(exc_type, exc, traceback)
         finally:
             _stop_helpers(self._helpers_before)
+            if self._thaw:  # what this process froze for its forked workers
+                gc.unfreeze()
 
     def _stop_workers(self, exc_type, exc, traceback):
         if exc_type is None:
@@ -137,6 +146,18 @@ class WorkerPool(ProcessPoolExecutor):
         for process in processes:
             process.join(1)
         return False
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Workers are started with SIGINT blocked: a process inherits its starter's signal mask,
+    so a Ctrl-C during a worker's start-up is the parent's alone too. (A Ctrl-C arriving
+    meanwhile is delivered to the parent when the mask is restored.)"""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _helpers_running() -> tuple[bool, bool]:
@@ -198,13 +219,19 @@ def executor_for(jobs: int, work_bytes: int, sources: int):
 
 
 def _worker_context():
-    """Workers forked from a fork server that has loaded what they all need (worker_preload),
-    so they share those pages; spawned workers where that cannot work. Never forked from this
-    process itself: the CLI's progress bar runs a thread, and forking a threaded process can
-    deadlock the children."""
+    """Workers forked from this process, which loads what they all need first (load_shared),
+    so that they share those pages with it: no second copy of the modules in a fork server,
+    and no resource tracker (with "fork", multiprocessing's semaphores need none). Forking a
+    process that runs other threads can deadlock the children (a lock held at the fork stays
+    held in them), so then from a fork server that has loaded the same (worker_preload), or
+    spawned where that cannot work either."""
     global _fork_server_owner
-    if _fork_server_owner not in (None, os.getpid()) or not hasattr(os, "pidfd_open") \
-            or "forkserver" not in multiprocessing.get_all_start_methods():
+    methods = multiprocessing.get_all_start_methods()
+    if not hasattr(os, "pidfd_open"):
+        return multiprocessing.get_context("spawn")
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if _fork_server_owner not in (None, os.getpid()) or "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     _fork_server_owner = os.getpid()
     context = multiprocessing.get_context("forkserver")
@@ -212,12 +239,33 @@ def _worker_context():
     return context
 
 
+def load_shared() -> None:
+    """Load what every worker needs besides the modules its tasks run (imported already by
+    pipeline.py, which starts the pool, and by the fork server's worker_preload): every
+    reader, the price table and the secret scanner's compiled catalogue (~30 MiB on its own);
+    then freeze it all out of the garbage collector, whose passes would otherwise write to
+    (and so copy) every page the workers share with the process they are forked from. Each
+    only warms a cache: what fails here fails again in the worker that needs it, which
+    reports it the way the build always does."""
+    from replay_site.costs.table import load_price_table
+    from replay_site.readers import registry
+    from replay_site.redact.detect import load_scanner
+
+    for warm_up in (registry, load_price_table, load_scanner):
+        try:
+            warm_up()
+        except Exception:  # noqa: BLE001 (see above)
+            pass
+    gc.collect()  # garbage frozen now would never be collected
+    gc.freeze()
+
+
 @contextmanager
 def young_collections_only() -> Iterator[None]:
     """No full collection while a source's pages are rendered: what they need from all of a
     session's steps lives as long as they take, and each full collection would walk it again.
     Young objects are still collected. Raising the oldest generation's threshold, rather than
-    gc.freeze/unfreeze, leaves frozen what the fork server froze (worker_preload): unfreezing
+    gc.freeze/unfreeze, leaves frozen what load_shared froze before the workers were forked: unfreezing
     it would make the collector write to, and so copy, every page the workers share."""
     thresholds = gc.get_threshold()
     gc.set_threshold(thresholds[0], thresholds[1], _NEVER)

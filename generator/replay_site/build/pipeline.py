@@ -57,10 +57,10 @@ from replay_site.store.states import (
     attach_digests,
     cache_path,
     code_digest,
+    listing_for_build,
     output_states,
     replace_file,
     site_record_path,
-    tree_listing,
     unchanged_outputs,
 )
 from replay_site.store.writer import MANIFEST, SiteWriter, folder_writer, site_writer
@@ -136,7 +136,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     on_disk = _on_disk(out, roots)
     # before discovery: a file changed after it makes the record stale; none for a store's
     # objects (only a build reads them: entry.py answers for folders on this machine)
-    listing = tree_listing(inputs) if on_disk else None
+    listing = listing_for_build(inputs) if on_disk else None
     memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
     sources = discover(roots, pick_readers(options.format), result.problems, memory)
     if memory:
@@ -162,9 +162,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             stale.append(index)
         else:
             per_source.append(_SourceState(*cached))
-            tick()
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+        for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
+            tick()
         if stale and options.redact and isinstance(pool, InlineExecutor):
             start_scanner()  # loads while this process imports, reads and prices
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
@@ -203,7 +204,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
             tick()
 
-    files_read = len({path for source in sources for path in source.files})
+    files_read = _files_read(sources, per_source)
     result.inputs = account(files_read, result.problems, result.summaries)
     unchanged = not (stale or tasks or options.compare) and cache.same_sources() and on_disk
     site_files = unchanged_outputs(out, cache.key) if unchanged else None
@@ -291,6 +292,18 @@ class _Read:
     picker: ComparePicker
     states: list[FileState] | None
     spooled: str | None
+
+
+def _files_read(sources: list[SessionSource], per_source: list[_SourceState]) -> int:
+    """How many files the sources hold: counted from the file states each source carries
+    (a folder source's `files` walks its folder again), listed only for a source without."""
+    paths: set[str] = set()
+    for source, state in zip(sources, per_source):
+        if state.states is not None:
+            paths.update(file.path for file in state.states)
+        else:
+            paths.update(map(str, source.files))
+    return len(paths)
 
 
 def _bytes_of(sources: Iterable[SessionSource]) -> int:

@@ -30,6 +30,7 @@ from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (
     changed_files,
     code_digest,
+    hand_over,
     output_states,
     replace_file,
     site_record_path,
@@ -132,7 +133,8 @@ def _answer_unchanged(request: _Request) -> bool:
     loading (~0.4 s, outside the GIL) starts here, alongside the imports and the discovery."""
     try:
         record = orjson.loads(site_record_path(request.out).read_bytes())
-        listing = tree_listing([Path(path) for path in record["inputs"]])
+        inputs = [Path(path) for path in record["inputs"]]
+        listing = tree_listing(inputs)
         changed = changed_files(states_from_json(record["listing"]), listing)
         same_elsewhere = (
             record["request"] == request.key
@@ -143,12 +145,14 @@ def _answer_unchanged(request: _Request) -> bool:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
     if changed is None or not same_elsewhere:
+        hand_over(inputs, listing)  # not listed twice when the build's inputs are the same
         return False
     if changed:
         if request.arguments["redact"] and sum(entry.size for entry in changed) < _READ_HERE_BYTES:
             from replay_site.redact.detect import start_scanner
 
             start_scanner()
+        hand_over(inputs, listing)
         return False
     if (seen := states_to_json(listing)) != record["listing"]:  # touched files: their new stat, so they are not hashed again
         replace_file(site_record_path(request.out), orjson.dumps({**record, "listing": seen}))

@@ -199,8 +199,9 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
             yield candidate
     for folder in dict.fromkeys((plain_name(main).stem, session_id)):
         subagents = main.parent / folder / "subagents"
-        runs = sorted(each for each in agent_files if each.parent == subagents / "workflows") if agent_files is not None \
-            else sorted(path for path in (subagents / "workflows").glob("*") if path.is_dir())
+        workflows = subagents / "workflows"  # once: per folder found, it cost a discovery ~0.15 s on 200 sessions
+        runs = sorted(each for each in agent_files if each.parent == workflows) if agent_files is not None \
+            else sorted(path for path in workflows.glob("*") if path.is_dir())
         for folder_of_agents in (subagents, *runs):
             for candidate in listed(folder_of_agents):
                 if (known.get(candidate) if known is not None else sniff(candidate)):
