@@ -28,6 +28,20 @@ _ESCAPE = re.compile(
 _SPECIAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e"
                       "\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 # Zero-width joiners (U+200C/D) are kept: emoji sequences and several scripts need them.
+_PLAIN_ASCII = bytes(range(0x20, 0x7f)) + b"\t\n"
+
+
+def has_special(text: str) -> bool:
+    """Whether `text` holds a character of _SPECIAL. Every one of them is unprintable (control,
+    format or unassigned), and almost every log text is printable or ASCII, which C string
+    methods check several times faster than the regex does."""
+    if text.isprintable():
+        return False
+    if text.isascii():
+        return bool(text.encode().translate(None, _PLAIN_ASCII))
+    return _SPECIAL.search(text) is not None
+
+
 # What the screen must act on once a text has special characters: those, and line ends.
 _ACTION = re.compile("\n|" + _SPECIAL.pattern)
 _INVISIBLE = re.compile("[\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
@@ -211,7 +225,7 @@ def _write_plain(screen: _Screen, text: str, css: str | None, href: str | None) 
 
 def spans(text: str) -> list[Span]:
     """`text` as a terminal would show it, in runs of one style; every control made harmless."""
-    if not _SPECIAL.search(text):
+    if not has_special(text):
         return [Span(text)] if text else []
     return _run(text).spans()
 
@@ -224,7 +238,7 @@ def payloads(text: str) -> list[str]:
 
 def plain(text: str) -> str:
     """What a terminal would show, without styling: for search, redaction and previews."""
-    if not _SPECIAL.search(text):
+    if not has_special(text):
         return text
     # Escape sequences only style or steer: without styling, removing them is all they need.
     # Lines a cursor moves back on (\r, \b) go through the screen; the rest is substituted.

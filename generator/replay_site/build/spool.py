@@ -41,22 +41,25 @@ def _dump(value: object, stream: BinaryIO) -> None:
     pickler.dump(value)
 
 
-def _rebuilt(cls: type, values: tuple) -> object:
-    """A model object from the spool, its slots set from the values in `__slots__` order:
-    pickling by copyreg would ask the dataclass for its fields once per object."""
-    rebuilt = cls.__new__(cls)
-    for name, value in zip(cls.__slots__, values):
-        object.__setattr__(rebuilt, name, value)
-    return rebuilt
-
-
 def _reduce_model(value: object) -> tuple:
+    """A model object as its class and its values in `__slots__` order, which is the order of
+    the dataclass's __init__ (_init_takes_slots): unpickling calls that __init__, one
+    Python call per object, where copyreg's default would ask the dataclass for its fields
+    and set each slot in turn."""
     cls = type(value)
-    return _rebuilt, (cls, tuple(getattr(value, name) for name in cls.__slots__))
+    return cls, tuple(getattr(value, name) for name in cls.__slots__)
 
 
-_MODEL_REDUCERS = {**copyreg.dispatch_table, **{cls: _reduce_model for cls in vars(model).values()
-                                                if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == model.__name__}}
+def _init_takes_slots(cls: type) -> bool:
+    fields = dataclasses.fields(cls)
+    return (all(field.init for field in fields) and tuple(field.name for field in fields) == cls.__slots__
+            and not hasattr(cls, "__post_init__"))
+
+
+# A class whose __init__ does not take every slot keeps the dataclass's own pickling.
+_MODEL_REDUCERS = {**copyreg.dispatch_table, **{
+    cls: _reduce_model for cls in vars(model).values()
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == model.__name__ and _init_takes_slots(cls)}}
 
 
 class Pages:

@@ -94,7 +94,8 @@ _UNENCODABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def encodable(value: str) -> str:
-    if not _UNENCODABLE.search(value):
+    # ASCII has no surrogates, and `in` finds a NUL far faster than the regex scans.
+    if (value.isascii() and "\x00" not in value) or not _UNENCODABLE.search(value):
         return value
     return _UNENCODABLE.sub(lambda found: "\u2400" if found.group() == "\x00" else "\ufffd", value)
 

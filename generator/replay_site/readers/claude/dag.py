@@ -28,6 +28,8 @@ CHAIN_KINDS = ("user", "assistant", "system")
 OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "subtype", "isSidechain", "agentId", "sessionId", "cwd",
                 "gitBranch", "version", "leafUuid")
 _SHARED_KEYS = frozenset({"type", "agentId", "sessionId", "cwd", "gitBranch", "version"})  # the same on most lines
+_OUTLINE_KEY_SET = frozenset(OUTLINE_KEYS)
+_KEYS_SHARED = tuple((key, key in _SHARED_KEYS) for key in OUTLINE_KEYS)
 
 
 class Outline:
@@ -38,11 +40,19 @@ class Outline:
 
     __slots__ = (*OUTLINE_KEYS, "message")
 
+    def __init__(self, values: list[Any], message: tuple[Any, tuple[Any, ...], tuple[Any, ...]] | None) -> None:
+        # One unpacking, not a setattr per key: outlines are made for every line of every log.
+        (self.uuid, self.parentUuid, self.logicalParentUuid, self.type, self.subtype, self.isSidechain, self.agentId,
+         self.sessionId, self.cwd, self.gitBranch, self.version, self.leafUuid) = values
+        self.message = message
+
     def get(self, key: str, default: Any = None) -> Any:
-        if key == "message":
-            return self._message() if self.message is not None else default
-        value = getattr(self, key, None) if key in OUTLINE_KEYS else None
-        return default if value is None else value
+        if key in _OUTLINE_KEY_SET:
+            value = getattr(self, key)
+            return default if value is None else value
+        if key == "message" and self.message is not None:
+            return self._message()
+        return default
 
     def __getitem__(self, key: str) -> Any:
         value = self.get(key)
@@ -80,21 +90,33 @@ def outlines(rows: Iterable[Row]) -> list[Row]:
     result's tool_use_id, a split response's message id on each line)."""
     kept = []
     ids: dict[str, str] = {}
-
-    def one(value: Any) -> Any:
-        return ids.setdefault(value, value) if isinstance(value, str) else value
-
+    one, intern = ids.setdefault, sys.intern
     for number, obj in rows:
-        outline = Outline()
-        for key in OUTLINE_KEYS:
-            value = obj.get(key)
-            setattr(outline, key, sys.intern(value) if key in _SHARED_KEYS and isinstance(value, str) and len(value) < 200
-                    else one(value))
-        message = obj.get("message")
-        outline.message = (one(message.get("id")), tuple(one(use) for use in tool_uses(obj)),
-                           tuple(one(result) for result in tool_results(obj))) if isinstance(message, dict) else None
-        kept.append((number, outline))
+        get = obj.get
+        values = [value if not isinstance(value := get(key), str)
+                  else intern(value) if shared and len(value) < 200 else one(value, value)
+                  for key, shared in _KEYS_SHARED]
+        message = get("message")
+        kept.append((number, Outline(values, _message_outline(message, one) if isinstance(message, dict) else None)))
     return kept
+
+
+def _message_outline(message: dict[str, Any], one: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:
+    """(id, tool_use ids, tool_result ids) of a message in one pass over its blocks, each
+    string shared through `one` (dict.setdefault)."""
+    uses, results = [], []
+    content = message.get("content")
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "tool_use":
+                uses.append(block.get("id"))
+            elif kind == "tool_result":
+                results.append(block.get("tool_use_id"))
+    message_id = message.get("id")
+    return (one(message_id, message_id) if isinstance(message_id, str) else message_id,
+            tuple(one(use, use) if isinstance(use, str) else use for use in uses),
+            tuple(one(result, result) if isinstance(result, str) else result for result in results))
 
 
 def parent_of(obj: Line) -> str | None:
