@@ -11,6 +11,7 @@ import pytest
 from benchmark_corpus import claude_corpus, claude_turn
 
 from replay_site.build import pipeline as site
+from replay_site.build import source_passes
 from replay_site.costs import table
 from replay_site.pages.render import Renderer
 
@@ -41,7 +42,7 @@ def calls_of(monkeypatch, owner, name: str, label) -> list[str]:
 @pytest.fixture
 def reads(monkeypatch) -> list[str]:
     """The sources read, in order (both passes), by wrapping the one reading function."""
-    return calls_of(monkeypatch, site, "read_source", lambda source: source.rel)
+    return calls_of(monkeypatch, source_passes, "read_source", lambda source: source.rel)
 
 
 @pytest.fixture

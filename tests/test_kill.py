@@ -21,6 +21,7 @@ from processtools import descendants, survivors, workers_in
 from publishtools import DATA, copy_logs, siblings, snapshot
 
 from replay_site.build import pipeline as site
+from replay_site.build import source_passes
 from replay_site.store import publish
 from replay_site.store.cache import BuildCache
 
@@ -44,8 +45,8 @@ def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = (), pause: float = 
         os.setpgid(0, 0)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         if pause:
-            read = site.read_source
-            site.read_source = lambda *args, **kwargs: (time.sleep(pause), read(*args, **kwargs))[1]
+            read = source_passes.read_source
+            source_passes.read_source = lambda *args, **kwargs: (time.sleep(pause), read(*args, **kwargs))[1]
         if cli:
             from replay_site.cli.app import app
             app(["build", str(logs), "-o", str(out), "-q", *cli], prog_name="replay-site")

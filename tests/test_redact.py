@@ -9,6 +9,7 @@ from test_site import glue_session
 from typer.testing import CliRunner
 
 from replay_site.build import pipeline as site
+from replay_site.build import source_passes
 from replay_site.cli.app import app
 from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Variable
 from replay_site.redact import Detector, redact_session
@@ -169,8 +170,8 @@ def test_no_redact_counts_what_it_leaves_in_the_one_read_of_each_log(tmp_path, m
     line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
     source = glue_session(tmp_path / "logs" / "s", [line])
     reads: list[str] = []
-    original = site.read_source
-    monkeypatch.setattr(site, "read_source", lambda found, options: (reads.append(found.rel), original(found, options))[1])
+    original = source_passes.read_source
+    monkeypatch.setattr(source_passes, "read_source", lambda found, options: (reads.append(found.rel), original(found, options))[1])
     result = runner.invoke(app, ["build", str(source), "--no-redact", "-o", str(tmp_path / "plain"), "-q", "-j", "1"])
     assert result.exit_code == 0, result.output
     assert reads == ["s"]

@@ -70,12 +70,12 @@ def test_export_and_compare_write_files_a_web_server_can_read(tmp_path):
 # The build stops itself with the signal on its first source read: no timing to miss.
 _STOP_MIDWAY = """
 import os, signal, sys
-from replay_site.build import pipeline
-read = pipeline.read_source
+from replay_site.build import source_passes
+read = source_passes.read_source
 def stop(*args, **kwargs):
     os.kill(os.getpid(), signal.{name})
     return read(*args, **kwargs)
-pipeline.read_source = stop
+source_passes.read_source = stop
 sys.argv[0] = "replay-site"
 from replay_site.cli.entry import main
 main()

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from replay_site.build import pipeline as site
 from replay_site.build import spool
 from replay_site.discover import discover, pick_readers
-from replay_site.load import ReadOptions
+from replay_site.load import ReadOptions, read_source
 from replay_site.model import Session, Step, ToolCall
 from replay_site.pages import paging
 
@@ -19,7 +18,7 @@ DATA = Path(__file__).parent / "data"
 def test_spooled_sessions_come_back_equal_a_page_at_a_time_and_the_file_is_removed(tmp_path):
     sources = discover([DATA], pick_readers("auto"), [])
     for index, source in enumerate(sources):
-        sessions, _ = site.read_source(source, ReadOptions())
+        sessions, _ = read_source(source, ReadOptions())
         walked = [session for top in sessions for session in top.walk()]
         path = spool.write(((session, f"digest of {session.id}") for session in walked), tmp_path / f"{index}.pickle")
         assert path is not None

@@ -16,42 +16,37 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 
 import orjson
 
 from replay_site import __version__
-from replay_site.build import spool
+from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker, write_comparisons
-from replay_site.build.executors import InlineExecutor, executor_for, young_collections_only
-from replay_site.build.options import DEFAULTS
+from replay_site.build.executors import InlineExecutor, executor_for
 from replay_site.build.order import navigation, site_order
-from replay_site.build.session_files import write_session
-from replay_site.costs import PriceBook, pricing_source
+from replay_site.build.source_passes import read_and_summarize, renderer_for, write_source_pages
+from replay_site.costs import pricing_source
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv
-from replay_site.figures.summary import SessionSummary, page_slug, summarize
+from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import site_figures
-from replay_site.load import ReadOptions, load_session, one_line, read_source, unread
-from replay_site.model import Problem, Session, Step
-from replay_site.pages import paging, search, views
-from replay_site.pages.render import PageNav, Renderer, theme_search_path
-from replay_site.readers import SessionSource, registry
-from replay_site.redact import count_secrets, decisions, start_scanner
-from replay_site.redact.decisions import Decisions
+from replay_site.load import load_session
+from replay_site.model import Problem
+from replay_site.pages import search
+from replay_site.pages.render import Renderer, theme_search_path
+from replay_site.readers import SessionSource
+from replay_site.redact import decisions, start_scanner
 from replay_site.store.cache import (
     BuildCache,
     file_states,
     library_files,
-    same_readings,
     settings_key,
-    with_digests,
 )
 from replay_site.store.detections import DetectionMemory
 from replay_site.store.file_state import FileState, states_to_json
-from replay_site.store.publish import PublishError
 from replay_site.store.states import (
     Listing,
     attach_digests,
@@ -63,33 +58,9 @@ from replay_site.store.states import (
     site_record_path,
     unchanged_outputs,
 )
-from replay_site.store.writer import MANIFEST, SiteWriter, folder_writer, site_writer
+from replay_site.store.writer import MANIFEST, SiteWriter, site_writer
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class BuildOptions:
-    """What shapes a build, with the command line's defaults (options.DEFAULTS)."""
-
-    format: str = DEFAULTS["format"]
-    theme: str = DEFAULTS["theme"]
-    title: str = DEFAULTS["title"]
-    prices: PriceBook | None = None  # the --prices file, loaded
-    compare: list[str] = field(default_factory=list)  # "A:B" pairs -> compare/<a>--<b>.html
-    jobs: int = DEFAULTS["jobs"]  # worker processes; 0 = one per core when the build is large enough
-    scheduler: str | None = DEFAULTS["scheduler"]  # a dask.distributed scheduler's address: tasks run on its workers
-    redact: bool = DEFAULTS["redact"]  # replace credentials in every text before rendering (redact/)
-    redact_patterns: tuple[str, ...] = ()  # user regexes redacted as well (--redact-pattern)
-    anonymize: bool = DEFAULTS["anonymize"]  # home paths, user and host names, e-mail addresses replaced
-    decisions: Decisions = field(default_factory=Decisions)  # the house's redaction decisions (.replay-site-redact.toml)
-    strict: bool = DEFAULTS["strict"]  # stop before publishing while a string redaction found is not reviewed
-    incremental: bool = not DEFAULTS["full"]  # reuse what the last build of the same folder learned (cache.py)
-    force: bool = DEFAULTS["force"]  # build into a folder holding files replay-site did not write (kept as they are)
-
-    @property
-    def reading(self) -> ReadOptions:
-        return ReadOptions(self.format, self.prices, self.redact, self.redact_patterns, self.anonymize, self.decisions)
 
 
 class UnreviewedSecrets(Exception):
@@ -170,7 +141,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             start_scanner()  # loads while this process imports, reads and prices
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
         spooling = None if options.scheduler else spool_folder
-        reads = pool.map(partial(_read_and_summarize, options=options, spool_folder=spooling), [(i, sources[i]) for i in stale])
+        reads = pool.map(partial(read_and_summarize, options=options, spool_folder=spooling), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
@@ -195,7 +166,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                 continue
             cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
-        pages = pool.map(partial(_write_source_pages, options=options, out=writer.root),
+        pages = pool.map(partial(write_source_pages, options=options, out=writer.root),
                          [(sources[i], navs, per_source[i].spooled, per_source[i].states) for i, navs in tasks])
         for (index, navs), (written, problems, same) in zip(tasks, pages):
             writer.written |= written
@@ -219,7 +190,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
 def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions) -> None:
     """The files made from all sessions together: assets, comparisons, index, sessions.json and
 .csv, files.html, search."""
-    renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
+    renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
@@ -285,15 +256,6 @@ class _SourceState:
     fresh: bool = False  # read in this build
 
 
-@dataclass
-class _Read:
-    summaries: list[SessionSummary]
-    problems: list[Problem]
-    picker: ComparePicker
-    states: list[FileState] | None
-    spooled: str | None
-
-
 def _files_read(sources: list[SessionSource], per_source: list[_SourceState]) -> int:
     """How many files the sources hold: counted from the file states each source carries
     (a folder source's `files` walks its folder again), listed only for a source without."""
@@ -325,101 +287,6 @@ def _cache_key(options: BuildOptions) -> str:
                 "redact_patterns": list(options.redact_patterns) if options.redact else [], "anonymize": options.anonymize,
                 "decisions": [sorted(options.decisions.allow), sorted(options.decisions.redact)] if options.redact else []}
     return settings_key(theme_search_path(options.theme), settings)
-
-
-def _read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Session], list[Problem], list[FileState] | None]:
-    """Read a source, with the states of exactly the bytes the reader saw. The files' stats
-    are taken before and after reading: a log that grew meanwhile (a session running right
-    now) still gives its sessions, but no states, so that nothing is cached from it."""
-    before = file_states(source.files)
-    states = with_digests(before) if before else None
-    sessions, problems = read_source(source, options.reading)
-    if states is None or file_states(source.files) != before:
-        states = None
-    return sessions, problems, states
-
-
-def _read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None) -> _Read:
-    """Pass 1 for one source: read it, keep its summaries and what a --compare pair names,
-    and spool its sessions to disk for pass 2 (when there is a `spool_folder`), each with
-    what its pages need from all of its steps (views.digest)."""
-    index, source = task
-    picker = ComparePicker(options.compare)
-    try:
-        agents = {name: reader.label for name, reader in registry().items()}
-        sessions, problems, states = _read_once(source, options)
-        summaries, spooled = [], []
-        for top in sessions:
-            family = f"sessions/{page_slug(top, top.source)}.html"
-            for session in top.walk():
-                slug = page_slug(session, session.source)
-                summary = summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family)
-                if not options.redact:
-                    summary.secrets_left = count_secrets([session], options.redact_patterns)
-                summaries.append(summary)
-                if spool_folder:
-                    spooled.append((session, views.digest(session, summary)))
-                problems.extend(session.problems)
-                picker.offer(source, session, slug, session is top)
-    except Exception as exc:  # one odd source must not cost the user the whole site
-        return _Read([], [unread(exc, source.rel)], picker, None, None)
-    kept = spool.write(spooled, Path(spool_folder) / f"{index}.pickle") if spool_folder else None
-    return _Read(summaries, problems, picker, states, kept)
-
-
-_Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
-
-
-def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
-                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions) -> Iterable[_Spooled] | None:
-    """The sessions pass 1 summarized, one at a time with their pages of steps: from the
-    spool, else read again when the bytes are the same ones (None when the log changed since)."""
-    if spooled:
-        return spool.read(spooled)
-    sessions, _, now = _read_once(source, options)
-    if not same_readings(now, states):
-        return None
-    walked = [session for top in sessions for session in top.walk()]
-    return [(session, views.digest(session, navs[page_slug(session, session.source)][1]), paging.pages_of(session.steps))
-            for session in walked]
-
-
-def _write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None],
-                        options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
-    """Pass 2 for one source: write its pages, a page at a time; returns the files written,
-    the pages that could only be written as an error notice, and whether the pages show the
-    summarized bytes."""
-    source, navs, spooled, states = task
-    renderer = _renderer(options.theme, options.title, pricing_source(options.prices))
-    writer = folder_writer(out)
-    problems: list[Problem] = []
-    detail = "the log changed while the site was being built; build again to see it"
-    unwritten = dict(navs)
-    with young_collections_only():
-        try:
-            sessions = _sessions_again(source, spooled, states, navs, options)
-            for head, whole, pages in sessions or ():
-                slug = page_slug(head, head.source)
-                nav, summary = unwritten.pop(slug)
-                failed = write_session(writer, renderer, whole, pages, nav)
-                if failed is not None:
-                    problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
-                    writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
-        except PublishError:  # the output folder failed: the build stops (writer.py)
-            raise
-        except Exception as exc:  # a damaged spool file: the source's pages not written become notices
-            sessions, detail = None, f"could not be read again ({one_line(exc)})"
-    if sessions is None:
-        for slug, (nav, summary) in unwritten.items():
-            writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
-        return writer.written, problems + ([Problem("warning", detail, source.rel)] if unwritten else []), False
-    return writer.written, problems, True
-
-
-@lru_cache(maxsize=4)
-def _renderer(theme: str, title: str, pricing: str) -> Renderer:
-    """One renderer per process and settings: building the jinja environment is not free."""
-    return Renderer(theme, title, pricing)
 
 
 def sessions_json(summaries: list[SessionSummary], renderer: Renderer, inputs: Inputs) -> bytes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import signal
 
-from replay_site.build import pipeline, spool  # noqa: F401 (what worker tasks run)
+from replay_site.build import pipeline, source_passes, spool  # noqa: F401 (what worker tasks run)
 from replay_site.build.executors import load_shared
 from replay_site.figures import summary  # noqa: F401
 from replay_site.pages import render, search  # noqa: F401

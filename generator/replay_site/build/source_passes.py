@@ -1,0 +1,131 @@
+"""The two passes over one source, as the tasks a worker runs (pipeline.py maps them over
+the sources): pass 1 reads the source once, summarizes its sessions and spools them; pass 2
+writes their pages from the spool, a page of steps at a time."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from replay_site.build import spool
+from replay_site.build.build_options import BuildOptions
+from replay_site.build.compare_pages import ComparePicker
+from replay_site.build.executors import young_collections_only
+from replay_site.build.session_files import write_session
+from replay_site.costs import pricing_source
+from replay_site.figures.summary import SessionSummary, page_slug, summarize
+from replay_site.load import one_line, read_source, unread
+from replay_site.model import Problem, Session, Step
+from replay_site.pages import paging, views
+from replay_site.pages.render import PageNav, Renderer
+from replay_site.readers import SessionSource, registry
+from replay_site.redact import count_secrets
+from replay_site.store.cache import file_states, same_readings, with_digests
+from replay_site.store.file_state import FileState
+from replay_site.store.publish import PublishError
+from replay_site.store.writer import folder_writer
+
+
+@dataclass
+class SourceRead:
+    summaries: list[SessionSummary]
+    problems: list[Problem]
+    picker: ComparePicker
+    states: list[FileState] | None
+    spooled: str | None
+
+
+def read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Session], list[Problem], list[FileState] | None]:
+    """Read a source, with the states of exactly the bytes the reader saw. The files' stats
+    are taken before and after reading: a log that grew meanwhile (a session running right
+    now) still gives its sessions, but no states, so that nothing is cached from it."""
+    before = file_states(source.files)
+    states = with_digests(before) if before else None
+    sessions, problems = read_source(source, options.reading)
+    if states is None or file_states(source.files) != before:
+        states = None
+    return sessions, problems, states
+
+
+def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None) -> SourceRead:
+    """Pass 1 for one source: read it, keep its summaries and what a --compare pair names,
+    and spool its sessions to disk for pass 2 (when there is a `spool_folder`), each with
+    what its pages need from all of its steps (views.digest)."""
+    index, source = task
+    picker = ComparePicker(options.compare)
+    try:
+        agents = {name: reader.label for name, reader in registry().items()}
+        sessions, problems, states = read_once(source, options)
+        summaries, spooled = [], []
+        for top in sessions:
+            family = f"sessions/{page_slug(top, top.source)}.html"
+            for session in top.walk():
+                slug = page_slug(session, session.source)
+                summary = summarize(session, agents.get(session.format, session.format), f"sessions/{slug}.html", family)
+                if not options.redact:
+                    summary.secrets_left = count_secrets([session], options.redact_patterns)
+                summaries.append(summary)
+                if spool_folder:
+                    spooled.append((session, views.digest(session, summary)))
+                problems.extend(session.problems)
+                picker.offer(source, session, slug, session is top)
+    except Exception as exc:  # one odd source must not cost the user the whole site
+        return SourceRead([], [unread(exc, source.rel)], picker, None, None)
+    kept = spool.write(spooled, Path(spool_folder) / f"{index}.pickle") if spool_folder else None
+    return SourceRead(summaries, problems, picker, states, kept)
+
+
+_Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
+
+
+def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
+                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions) -> Iterable[_Spooled] | None:
+    """The sessions pass 1 summarized, one at a time with their pages of steps: from the
+    spool, else read again when the bytes are the same ones (None when the log changed since)."""
+    if spooled:
+        return spool.read(spooled)
+    sessions, _, now = read_once(source, options)
+    if not same_readings(now, states):
+        return None
+    walked = [session for top in sessions for session in top.walk()]
+    return [(session, views.digest(session, navs[page_slug(session, session.source)][1]), paging.pages_of(session.steps))
+            for session in walked]
+
+
+def write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None],
+                        options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
+    """Pass 2 for one source: write its pages, a page at a time; returns the files written,
+    the pages that could only be written as an error notice, and whether the pages show the
+    summarized bytes."""
+    source, navs, spooled, states = task
+    renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
+    writer = folder_writer(out)
+    problems: list[Problem] = []
+    detail = "the log changed while the site was being built; build again to see it"
+    unwritten = dict(navs)
+    with young_collections_only():
+        try:
+            sessions = _sessions_again(source, spooled, states, navs, options)
+            for head, whole, pages in sessions or ():
+                slug = page_slug(head, head.source)
+                nav, summary = unwritten.pop(slug)
+                failed = write_session(writer, renderer, whole, pages, nav)
+                if failed is not None:
+                    problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
+                    writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
+        except PublishError:  # the output folder failed: the build stops (writer.py)
+            raise
+        except Exception as exc:  # a damaged spool file: the source's pages not written become notices
+            sessions, detail = None, f"could not be read again ({one_line(exc)})"
+    if sessions is None:
+        for slug, (nav, summary) in unwritten.items():
+            writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
+        return writer.written, problems + ([Problem("warning", detail, source.rel)] if unwritten else []), False
+    return writer.written, problems, True
+
+
+@lru_cache(maxsize=4)
+def renderer_for(theme: str, title: str, pricing: str) -> Renderer:
+    """One renderer per process and settings: building the jinja environment is not free."""
+    return Renderer(theme, title, pricing)
