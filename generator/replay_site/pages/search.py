@@ -85,13 +85,8 @@ def _call_parts(call: ToolCall) -> Iterable[str]:
     yield _head_and_tail(ansi.plain(call.output or ""))  # what the page shows, not escape codes
 
 
-def step_text(step: Step) -> str:
-    """Everything a reader can see of a step, whitespace folded to single spaces."""
-    return " ".join(_step_tokens(step))
-
-
 def _step_tokens(step: Step) -> list[str]:
-    """The text of step_text split at white space."""
+    """Everything a reader can see of a step, split at white space."""
     parts = [step.title or "", _head_and_tail(step.text), _head_and_tail(step.thinking), _head_and_tail(step.error or "")]
     for call in step.tool_calls:
         parts.extend(_call_parts(call))
@@ -148,13 +143,13 @@ class SessionShard:
     def _add_words(self, text: str) -> None:
         """The words of `text` as _WORD finds them: runs of letters and digits between ASCII
         separators, a run holding other characters split again by _WORD."""
-        data = text.encode()
-        if not text.isascii():
+        data, ascii_only = text.encode(), text.isascii()
+        if not ascii_only:
             for separator in _COMMON_SEPARATORS:
                 if separator in data:
                     data = data.replace(separator, b" ")
         tokens = set(data.translate(_ASCII_SEPARATORS).split())
-        if not text.isascii():
+        if not ascii_only:
             others = {token for token in tokens if not token.isascii()}
             tokens -= others
             for token in others:

@@ -176,8 +176,6 @@ class StepView:
     has_error: bool
     tools: list[str]
     collapsed: bool
-    text: TextView | None
-    thinking: TextView | None
     prose: list[tuple[str, TextView]]  # the texts the page shows, as ("thinking" | "text" | "context", text)
     error: TextView | None
     images: list[Image]
@@ -318,7 +316,7 @@ def step_view(step: Step, side: SideFiles, page_path: str, local_time: bool, run
         usage=formatting.usage_line(step.usage) if step.usage else None,
         cost=formatting.step_cost(step.cost), running=running, reward=reward, has_error=has_error,
         tools=[call.name for call in step.tool_calls], collapsed=step.collapsed,
-        text=text, thinking=thinking, prose=_prose(step, text, thinking),
+        prose=_prose(step, text, thinking),
         error=text_view(step.error, f"{number}-error", side, page_path) if step.error else None,
         images=step.images, calls=calls, variables_changed=changed,
         variables=[(variable, text_view(variable.value, f"{number}-variable-{index}", side, page_path))
