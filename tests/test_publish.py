@@ -9,6 +9,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 import traceback
 import types
 from pathlib import Path
@@ -250,7 +251,30 @@ def test_a_staging_folder_in_use_is_left_alone(old_site):
         publish.recover(old_site)
         assert (busy / publish.PARTIAL).exists()
     finally:
-        os.close(descriptor)
+        publish.unlock(descriptor)
+
+
+def test_a_process_forked_from_the_build_does_not_hold_its_staging_lock(tmp_path):
+    """Workers are forked from the build: one still dying after its build was killed must
+    not keep the staging folder "in use" to the next build's recovery."""
+    staging = tmp_path / ".site.replay-site-new-eeee"
+    staging.mkdir()
+    descriptor = publish.lock(staging)
+    ready, started = os.pipe()
+    child = os.fork()
+    if child == 0:  # a worker (its fork handlers have run): outlives the lock's release below
+        os.write(started, b"!")
+        time.sleep(3)
+        os._exit(0)
+    try:
+        assert os.read(ready, 1) == b"!"
+        publish.unlock(descriptor)
+        assert not publish._in_use(staging)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        os.close(ready)
+        os.close(started)
 
 
 def test_without_renameat2_two_renames_publish_the_site(logs, old_site, monkeypatch, tmp_path):

@@ -13,6 +13,7 @@ with its own file (the link's target is never touched). Anything else stays, and
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -106,11 +107,27 @@ def check_writable(out: Path, real: Path, force: bool) -> None:
                            f"({len(foreign)}, e.g. {foreign[0]}); remove them, or pass --force to keep them in the new site")
 
 
+# The descriptors this process holds its staging folders locked by (lock). A process forked
+# from it (a worker forked from the build) closes its copies at once: otherwise a worker still
+# dying after its build was killed keeps the folder "in use" to the next build's recovery.
+_HELD: set[int] = set()
+
+
+def _close_inherited_locks() -> None:
+    for descriptor in _HELD:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_inherited_locks)
+
+
 def lock(folder: Path) -> int | None:
-    """Hold an exclusive lock on `folder` for this process's life, so another build's recovery
-    leaves a staging folder in use alone. Returns the descriptor; None where the file system
-    has no locks (then only a concurrent build into the same folder is unprotected).
-    Raises BlockingIOError when another process holds the lock."""
+    """Hold an exclusive lock on `folder` for this process's life (until unlock), so another
+    build's recovery leaves a staging folder in use alone. Returns the descriptor; None where
+    the file system has no locks (then only a concurrent build into the same folder is
+    unprotected). Raises BlockingIOError when another process holds the lock."""
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -120,7 +137,13 @@ def lock(folder: Path) -> int | None:
     except OSError:
         os.close(descriptor)
         return None
+    _HELD.add(descriptor)
     return descriptor
+
+
+def unlock(descriptor: int) -> None:
+    _HELD.discard(descriptor)
+    os.close(descriptor)
 
 
 def _in_use(folder: Path) -> bool:
@@ -131,7 +154,7 @@ def _in_use(folder: Path) -> bool:
     except OSError:
         return False
     if descriptor is not None:
-        os.close(descriptor)
+        unlock(descriptor)
     return False
 
 

@@ -26,6 +26,7 @@ from replay_site.store.publish import (
     remove_tree,
     swap,
     temp_prefix,
+    unlock,
 )
 
 # mkstemp creates files readable by their owner only; a site is meant to be served and
@@ -206,5 +207,5 @@ class SiteWriter(FolderWriter):
 
     def _unlock(self) -> None:
         if self._lock is not None:
-            os.close(self._lock)
+            unlock(self._lock)
             self._lock = None
