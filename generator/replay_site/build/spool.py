@@ -1,13 +1,14 @@
 """The spool: sessions read in a build's first pass wait on disk for its second, one file
-per source, so that a build reads each log once. Each session is spooled as its head (the
-session without its steps and children, with what its pages need from all of its steps,
-worked out while it was whole) followed by its steps a page at a time (paging.py): the
-second pass then holds one page of steps, however long the session."""
+per source, so that a build reads each log once. Each session is spooled as its steps a
+page at a time (paging.py), then its head (the session without its steps and children,
+with what its pages need from all of its steps): the second pass then holds one page of
+steps, however long the session, and a reader can spool pages before the session ends."""
 from __future__ import annotations
 
 import copyreg
 import dataclasses
 import pickle
+import struct
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -21,17 +22,57 @@ def write(sessions: Iterable[tuple[Session, Any]], path: Path) -> str | None:
     """Spool each (session, what its pages need from all its steps) in the order given.
     Pass 2 takes the sessions from here rather than reading the log again: cheaper than
     parsing, and the very bytes the summaries came from however the log grew meanwhile."""
+    writer = SpoolWriter(path)
     try:
-        with path.open("wb") as stream:
-            for session, whole in sessions:
-                pages = paging.pages_of(session.steps)
-                _dump((dataclasses.replace(session, steps=[], children=[]), whole, len(pages)), stream)
-                for steps in pages:
-                    _dump(steps, stream)
+        for session, whole in sessions:
+            for steps in paging.pages_of(session.steps):
+                writer.page(steps)
+            writer.session(dataclasses.replace(session, steps=[], children=[]), whole)
     except (OSError, RecursionError, pickle.PicklingError, TypeError, AttributeError):
-        path.unlink(missing_ok=True)
+        writer.abandon()
         return None  # pass 2 reads the log again, and checks it saw the same bytes
-    return str(path)
+    return writer.close()
+
+
+class SpoolWriter:
+    """One spool file, written as a reader makes it: a session's pages of steps as they are
+    cut, then its head (known only once every step is seen), then, at the end, the index of
+    where each session's head and pages are, and the index's own offset in the last 8 bytes.
+    Pass 2 finds any page from the index, so several workers can each render a range of
+    one session's pages."""
+
+    def __init__(self, path: Path):
+        self._path = path
+        self._stream = path.open("wb")
+        self._pages: list[int] = []
+        self._sessions: list[tuple[int, tuple[int, ...]]] = []
+
+    def page(self, steps: list[Step]) -> None:
+        self._pages.append(self._stream.tell())
+        _dump(steps, self._stream)
+
+    def session(self, head: Session, whole: Any) -> None:
+        """Close the session whose pages were given since the last one (a session without
+        steps has one empty page: paging.pages_of)."""
+        if not self._pages:
+            self.page([])
+        self._sessions.append((self._stream.tell(), tuple(self._pages)))
+        _dump((head, whole), self._stream)
+        self._pages = []
+
+    def close(self) -> str:
+        at = self._stream.tell()
+        _dump(self._sessions, self._stream)
+        self._stream.write(_INDEX_AT.pack(at))
+        self._stream.close()
+        return str(self._path)
+
+    def abandon(self) -> None:
+        self._stream.close()
+        self._path.unlink(missing_ok=True)
+
+
+_INDEX_AT = struct.Struct("<Q")
 
 
 def _dump(value: object, stream: BinaryIO) -> None:
@@ -63,37 +104,58 @@ _MODEL_REDUCERS = {**copyreg.dispatch_table, **{
 
 
 class Pages:
-    """The pages of steps of one spooled session, read from the spool as they are asked for."""
+    """Some pages of steps of one spooled session, read from the spool as they are asked for."""
 
-    def __init__(self, stream: BinaryIO, count: int):
+    def __init__(self, stream: BinaryIO, offsets: tuple[int, ...]):
         self._stream = stream
-        self._left = count
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self._offsets)
 
     def __iter__(self) -> Iterator[list[Step]]:
-        while self._left:
-            self._left -= 1
+        for offset in self._offsets:
+            self._stream.seek(offset)
             yield pickle.load(self._stream)
 
-    def skip_unread(self) -> None:
-        for _ in self:
-            pass
+
+def _index(stream: BinaryIO) -> list[tuple[int, tuple[int, ...]]]:
+    stream.seek(-_INDEX_AT.size, 2)
+    (at,) = _INDEX_AT.unpack(stream.read(_INDEX_AT.size))
+    stream.seek(at)
+    return pickle.load(stream)
 
 
-def read(spooled: str) -> Iterator[tuple[Session, Any, Pages]]:
+def _head(stream: BinaryIO, offset: int) -> tuple[Session, Any]:
+    stream.seek(offset)
+    return pickle.load(stream)
+
+
+def read(spooled: str, remove: bool = True) -> Iterator[tuple[Session, Any, Pages]]:
     """The sessions of one spool file in the order written, each as (the session without its
     steps and children, what its pages need from all its steps, its pages of steps). A
-    session's pages are read as they are iterated, before the next session is asked for
-    (those left unread are passed over). The file is removed: each is read once."""
+    session's pages are read as they are iterated, before the next session is asked for.
+    The file is removed after (unless `remove` is false): each is read once."""
     path = Path(spooled)
     try:
         with path.open("rb") as stream:
-            while True:
-                try:
-                    head, whole, count = pickle.load(stream)
-                except EOFError:
-                    return
-                pages = Pages(stream, count)
-                yield head, whole, pages
-                pages.skip_unread()
+            for head_at, pages in _index(stream):
+                head, whole = _head(stream, head_at)
+                yield head, whole, Pages(stream, pages)
     finally:
-        path.unlink(missing_ok=True)
+        if remove:
+            path.unlink(missing_ok=True)
+
+
+def read_pages(spooled: str, session: int, first: int, stop: int) -> tuple[Session, Any, Iterator[list[Step]]]:
+    """The `session`-th session of a spool file (from 0, in the order written) with its pages
+    `first` to `stop` - 1 (from 0), read as they are iterated; the file is left in place."""
+    stream = Path(spooled).open("rb")
+    head_at, pages = _index(stream)[session]
+    head, whole = _head(stream, head_at)
+
+    def pages_read() -> Iterator[list[Step]]:
+        with stream:
+            yield from Pages(stream, pages[first:stop])
+
+    return head, whole, pages_read()
