@@ -150,12 +150,13 @@ def read(spooled: str, remove: bool = True) -> Iterator[tuple[Session, Any, Page
 def read_pages(spooled: str, session: int, first: int, stop: int) -> tuple[Session, Any, Iterator[list[Step]]]:
     """The `session`-th session of a spool file (from 0, in the order written) with its pages
     `first` to `stop` - 1 (from 0), read as they are iterated; the file is left in place."""
-    stream = Path(spooled).open("rb")
-    head_at, pages = _index(stream)[session]
-    head, whole = _head(stream, head_at)
+    path = Path(spooled)
+    with path.open("rb") as stream:
+        head_at, pages = _index(stream)[session]
+        head, whole = _head(stream, head_at)
 
     def pages_read() -> Iterator[list[Step]]:
-        with stream:
-            yield from Pages(stream, pages[first:stop])
+        with path.open("rb") as again:
+            yield from Pages(again, pages[first:stop])
 
     return head, whole, pages_read()
