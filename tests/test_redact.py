@@ -201,3 +201,28 @@ def test_an_id_holding_a_secret_becomes_a_hash_that_still_links_parent_and_child
     assert re.fullmatch(r"redacted-[0-9a-f]{16}", session.id) and re.fullmatch(r"redacted-[0-9a-f]{16}", child.id)
     assert child.parent_id == session.id and step.child_session_ids == [child.id] == [step.tool_calls[0].child_session_id]
     assert session.source == "logs/[REDACTED:github-pat].jsonl" and child.source == "logs/[REDACTED:gitlab-pat]/agent.jsonl"
+
+
+def test_a_long_session_redacted_a_few_steps_at_a_time_is_redacted_as_a_whole(monkeypatch):
+    """Issue 20: redaction holds the views of a few steps at a time. A value found only by its
+    key (`MY_SERVICE_API_KEY`, in step 3's arguments) must still be redacted where it stands
+    alone, in steps 1 and 4 (other parts): by hand, three places, one kind."""
+    from replay_site import redact
+
+    value = "q8Zr3Lx0Vn7Tb2Wk9Ym4Pa"  # no token format of its own: only its key names it a secret
+
+    def session() -> Session:
+        call = ToolCall("bash", arguments={"env": {"MY_SERVICE_API_KEY": value}, "deep": [[[[value]]]]})
+        steps = [Step("user", text=value), Step("assistant", text="ok"), Step("assistant", tool_calls=[call]),
+                 Step("user", text=value)]
+        return Session("s", "test", title=value, steps=steps)
+
+    whole = session()
+    redact_session(whole)
+    monkeypatch.setattr(redact, "STEPS_AT_ONCE", 1)
+    parts = session()
+    redact_session(parts)
+    marker = "[REDACTED:assignment-secret]"
+    assert parts.steps[0].text == parts.steps[3].text == parts.title == marker
+    assert parts.redactions == {"assignment-secret": 5}  # title, steps 1 and 4, the env value, the nested one
+    assert repr(parts) == repr(whole)

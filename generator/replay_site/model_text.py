@@ -75,10 +75,17 @@ class StringWalk:
     family: bool = False
 
     def session(self, session: Session) -> None:
-        self._fields(session, Session)
-        session.declared_models = self._strings(session.declared_models)
+        self.head(session)
         for step in session.steps:
             self.step(step)
+        if self.family:
+            for child in session.children:
+                self.session(child)
+
+    def head(self, session: Session) -> None:
+        """The session's own strings: all but its steps' and its children's."""
+        self._fields(session, Session)
+        session.declared_models = self._strings(session.declared_models)
         self._each(session.facts, Fact)
         self._each(session.pull_requests, PullRequest)
         if self.identity:
@@ -86,9 +93,6 @@ class StringWalk:
             if session.redactions:
                 self._tree(session.redactions, 0)
             self._tree(session.records, 0)  # line kinds named by the log
-        if self.family:
-            for child in session.children:
-                self.session(child)
 
     def step(self, step: Step) -> None:
         self._fields(step, Step)
@@ -109,6 +113,12 @@ class StringWalk:
             fixed = (self.output or self.fix)(call.output)
             if fixed is not call.output:
                 call.output = fixed
+        self.arguments(call)
+        self._each(call.changes, FileChange)
+        self._each(call.images, Image)
+        self._each(call.todos, TodoItem)
+
+    def arguments(self, call: ToolCall) -> None:
         arguments = call.arguments
         if isinstance(arguments, str):
             fixed = self.fix(arguments)
@@ -116,9 +126,6 @@ class StringWalk:
                 call.arguments = fixed
         elif isinstance(arguments, (dict, list)):
             self._tree(arguments, ARGUMENTS_DEPTH)
-        self._each(call.changes, FileChange)
-        self._each(call.images, Image)
-        self._each(call.todos, TodoItem)
 
     def _each(self, nodes: list[Any], kind: type) -> None:
         for node in nodes:

@@ -25,7 +25,7 @@ from urllib.parse import quote
 import orjson
 
 from replay_site import ansi
-from replay_site.model import Session
+from replay_site.model import Session, Step
 from replay_site.model_text import StringWalk
 from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.detect import (
@@ -122,24 +122,45 @@ def _loose_pattern(secret: str, escapes: bool, encoded: bool) -> re.Pattern[str]
     return re.compile((_BETWEEN if escapes else _LINE_BREAKS).join(map(char, secret)))
 
 
-def _argument_pairs(session: Session, views: dict[str, list[str]]) -> None:
+def _argument_pairs(steps: list[Step]) -> dict[str, list[str]]:
     """A value in an argument tree is found by its key as well (`{"env": {"DD_API_KEY": "…"}}`):
-    each string value whose key names a secret gets a `"key": "value"` view."""
-    for step in session.steps:
+    each string value whose key names a secret gets a `"key": "value"` view, wherever in the
+    session that string stands. Found over all of a session's steps before any is redacted,
+    after cutting the trees nested deeper than MAX_DEPTH (the views' walk would cut them the
+    same way; a cut's marker is no value of the log unless the log holds the same string)."""
+    walked_markers: set[str] = set()
+
+    def note_marker(text: str) -> str:
+        if text.startswith(_CUT_MARKER):
+            walked_markers.add(text)
+        return text
+
+    cut = StringWalk(note_marker, depth_cut=MAX_DEPTH)
+    pairs: dict[str, list[str]] = {}
+    for step in steps:
+        for call in step.tool_calls:
+            cut.arguments(call)
         stack = [call.arguments for call in step.tool_calls if isinstance(call.arguments, (dict, list))]
         while stack:
             node = stack.pop()
             for key, value in node.items() if isinstance(node, dict) else enumerate(node):
                 if isinstance(value, (dict, list)):
                     stack.append(value)
-                elif isinstance(key, str) and isinstance(value, str) and value in views \
-                        and SECRET_KEY.fullmatch(key) and SECRET_NAME.search(key):
-                    views[value].append(f"{orjson.dumps(key).decode()}: {orjson.dumps(value).decode()}")
+                elif isinstance(key, str) and isinstance(value, str) and SECRET_KEY.fullmatch(key) and SECRET_NAME.search(key):
+                    pairs.setdefault(value, []).append(f"{orjson.dumps(key).decode()}: {orjson.dumps(value).decode()}")
+    return {value: views for value, views in pairs.items() if not value.startswith(_CUT_MARKER) or value in walked_markers}
 
 
-def _session_views(session: Session) -> dict[str, list[str]]:
-    """The views of every string redaction looks at in `session` (not its children), by
-    string; argument trees nested deeper than MAX_DEPTH are cut on the way."""
+_CUT_MARKER = "… nested deeper than"
+# Steps redacted together: their strings' views are held at once (a long session's whole
+# text several times over, were it done in one go).
+STEPS_AT_ONCE = 1000
+
+
+def _views_of(session: Session, steps: list[Step], pairs: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The views of every string redaction looks at in `steps` (and in the session's own
+    fields when `session` is given), by string; argument trees nested deeper than MAX_DEPTH
+    are cut on the way."""
     views: dict[str, list[str]] = {}
 
     def look(text: str) -> str:
@@ -147,8 +168,14 @@ def _session_views(session: Session) -> dict[str, list[str]]:
             views[text] = _views(text)
         return text
 
-    StringWalk(look, depth_cut=MAX_DEPTH).session(session)
-    _argument_pairs(session, views)
+    walk = StringWalk(look, depth_cut=MAX_DEPTH)
+    if session is not None:
+        walk.head(session)
+    for step in steps:
+        walk.step(step)
+    for value, extra in pairs.items():
+        if value in views:
+            views[value].extend(extra)
     return views
 
 
@@ -182,32 +209,50 @@ def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: 
     detector = Detector(patterns, decisions)
     total = 0
     for each in session.walk():
-        names = _redact_names(each, detector)
-        views = _session_views(each)
-        narrow, suspects = detector.narrowed(views)
-        # Each distinct string is redacted once; every place holding it counts its secrets.
-        redacted: dict[str, tuple[str, Counter[str]]] = {}
+        counts: Counter[str] = Counter(_redact_names(each, detector))
+        pairs = _argument_pairs(each.steps)
         found: set[str] = set()
-        for text in suspects:
-            redactor = Redactor(narrow, views)
-            result = redactor.text(text)
-            found |= redactor.found
-            if redactor.counts or result != text:
-                redacted[text] = (result, redactor.counts)
+        # The session's own strings with its first steps, then the rest a few at a time: each
+        # string's redaction depends on its own views alone (the pairs found over all steps
+        # included), so the parts give what the whole would.
+        for start in range(0, max(len(each.steps), 1), STEPS_AT_ONCE):
+            steps = each.steps[start:start + STEPS_AT_ONCE]
+            found |= _redact_part(each if start == 0 else None, steps, pairs, detector, counts)
         each.unreviewed = sum(1 for secret in found if not decisions.reviewed(digest(secret)))
-        counts: Counter[str] = Counter(names)
-        if redacted:
-            def replace(text: str) -> str:
-                found = redacted.get(text)
-                if found is None:
-                    return text
-                counts.update(found[1])
-                return found[0]
-
-            StringWalk(replace).session(each)  # children are reached through session.walk()
         each.redactions = dict(sorted(counts.items()))
         total += sum(counts.values())
     return total
+
+
+def _redact_part(session: Session | None, steps: list[Step], pairs: dict[str, list[str]], detector: Detector,
+                 counts: Counter[str]) -> set[str]:
+    """Redact `steps` (and the session's own fields when `session` is given), counting each
+    replacement in `counts`; returns the secrets found."""
+    views = _views_of(session, steps, pairs)
+    narrow, suspects = detector.narrowed(views)
+    # Each distinct string is redacted once; every place holding it counts its secrets.
+    redacted: dict[str, tuple[str, Counter[str]]] = {}
+    found: set[str] = set()
+    for text in suspects:
+        redactor = Redactor(narrow, views)
+        result = redactor.text(text)
+        found |= redactor.found
+        if redactor.counts or result != text:
+            redacted[text] = (result, redactor.counts)
+    if redacted:
+        def replace(text: str) -> str:
+            found = redacted.get(text)
+            if found is None:
+                return text
+            counts.update(found[1])
+            return found[0]
+
+        walk = StringWalk(replace)
+        if session is not None:
+            walk.head(session)  # children are reached through session.walk()
+        for step in steps:
+            walk.step(step)
+    return found
 
 
 def count_secrets(sessions: list[Session], patterns: tuple[str, ...] = ()) -> int:
