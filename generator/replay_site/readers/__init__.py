@@ -11,15 +11,15 @@ The kit every reader shares: `jsonl` (tolerant lines), `files` (safe opening, he
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
-from replay_site.model import Session
-from replay_site.readers.fields import settle
+from replay_site.model import Session, Step
+from replay_site.readers.fields import settle, settle_head, settle_step
 from replay_site.readers.files import Head
 
 BUILTIN = {
@@ -94,6 +94,33 @@ class FileReader:
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         raise NotImplementedError
+
+    def stream(self, source: SessionSource) -> SessionStream | None:
+        """The source's one session given out as it is read, when the reader can (else None:
+        `read` it whole). A long log's session then need not be held whole."""
+        return None
+
+
+class SessionStream:
+    """One session (without children, never in local time) given out as a reader reads it:
+    `steps()` once, in order, numbered, each final; then `session()`, the session without
+    its steps. Both pass through the reader boundary, a step at a time."""
+
+    def raw_steps(self) -> Iterator[Step]:
+        raise NotImplementedError
+
+    def raw_session(self) -> Session:
+        raise NotImplementedError
+
+    def steps(self) -> Iterator[Step]:
+        for step in self.raw_steps():
+            settle_step(step)
+            yield step
+
+    def session(self) -> Session:
+        session = self.raw_session()
+        settle_head(session)
+        return session
 
 
 def _load(spec: str) -> Reader:

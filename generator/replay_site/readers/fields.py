@@ -113,6 +113,21 @@ def make_encodable(session: Session) -> None:
     StringWalk(shown, output=encodable, identity=True, family=True).session(session)
 
 
+_BOUNDARY = StringWalk(shown, output=encodable, identity=True)
+
+
+def settle_step(step: Step) -> None:
+    """`settle` for one step of a streamed session (which is never in local time)."""
+    _BOUNDARY.step(step)
+    step.timestamp = aware_utc(step.timestamp)
+
+
+def settle_head(session: Session) -> None:
+    """`settle` for a streamed session without its steps."""
+    _BOUNDARY.head(session)
+    session.started_at, session.ended_at = aware_utc(session.started_at), aware_utc(session.ended_at)
+
+
 def settle(session: Session) -> None:
     """What every reader's sessions get on their way out: encodable text and, unless the
     format keeps local times, aware UTC times."""
@@ -195,13 +210,29 @@ def first_request(prompts: Iterable[str]) -> str | None:
     """The title of a session without one of its own: the first user request that states a
     task, past injected context and short commands; the first short command when no prompt
     states more."""
-    fallback = None
+    chosen = FirstRequest()
     for prompt in prompts:
-        found = title_from_prompt(prompt)
-        if found and not is_short_command(found):
-            return found
-        fallback = fallback or found
-    return fallback
+        if chosen.offer(prompt):
+            break
+    return chosen.request
+
+
+class FirstRequest:
+    """`first_request` told one prompt at a time (a reader giving out steps as it reads)."""
+
+    def __init__(self) -> None:
+        self.request: str | None = None
+        self._found = False
+
+    def offer(self, prompt: str) -> bool:
+        """Whether the request is now found (no later prompt can change it)."""
+        if not self._found:
+            found = title_from_prompt(prompt)
+            if found and not is_short_command(found):
+                self.request, self._found = found, True
+            else:
+                self.request = self.request or found
+        return self._found
 
 
 def user_prompts(steps: Iterable[Step]) -> Iterable[str]:

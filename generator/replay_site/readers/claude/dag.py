@@ -119,6 +119,21 @@ def _message_outline(message: dict[str, Any], one: Any) -> tuple[Any, tuple[Any,
             tuple(one(result, result) if isinstance(result, str) else result for result in results))
 
 
+def response_key(number: int, obj: Line) -> object | None:
+    """What StepBuilder.assistant makes one step of an assistant line by (its message id,
+    else its uuid, else its line number); None for a line without a message object."""
+    if isinstance(obj, Outline):
+        if obj.message is None:
+            return None
+        message_id = obj.message[0]
+    else:
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            return None
+        message_id = message.get("id")
+    return message_id if isinstance(message_id, str) else obj.get("uuid") or f"line-{number}"
+
+
 def parent_of(obj: Line) -> str | None:
     parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
     return parent if isinstance(parent, str) else None

@@ -9,33 +9,24 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Fact, Problem, RecordCounts, Session, Step, no_records, not_understood
-from replay_site.readers import FileReader, SessionSource
-from replay_site.readers.claude.dag import Row, abandoned_lines, outlines
-from replay_site.readers.claude.meta import META_KINDS, SessionMeta, summary_leaves
+from replay_site.model import Session, Step, no_records
+from replay_site.readers import FileReader, SessionSource, SessionStream
+from replay_site.readers.claude.dag import outlines
+from replay_site.readers.claude.meta import META_KINDS
 from replay_site.readers.claude.sidechains import split_sidechains
-from replay_site.readers.claude.sidefiles import read_agent_meta, read_stored_outputs
-from replay_site.readers.claude.steps import StepBuilder, first_prompt, outcome_of
+from replay_site.readers.claude.sidefiles import StoredOutputs, read_agent_meta, read_stored_outputs
+from replay_site.readers.claude.steps import StepBuilder, first_prompt
+from replay_site.readers.claude.transcript import IGNORED_KINDS, LINE_KINDS, Transcript
 from replay_site.readers.files import Head, open_log, plain_name, read_head
-from replay_site.readers.jsonl import LineKinds, iter_objects, kind_of, objects_again
+from replay_site.readers.jsonl import iter_objects, kind_of
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system"}) | META_KINDS
-# Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
-# which duplicates the subagent's own transcript): nothing a reader of the session needs to see.
-IGNORED_KINDS = {
-    "file-history-snapshot": "undo snapshots of edited files",
-    "queue-operation": "prompts queued while the agent worked; they reappear as user lines",
-    "progress": "streaming progress of tools, hooks and subagents",
-    "last-prompt": "the last prompt, kept for the prompt history",
-}
 CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
-LINE_KINDS = LineKinds(not_shown=IGNORED_KINDS)
 SNIFF_LINES = 30
 # A Workflow run's spine (`{"type":"started"|"result","key","agentId"}` lines, no times): its
 # agents' own transcripts say all it says, so it is claimed with them and not shown.
@@ -96,32 +87,58 @@ class ClaudeReader(FileReader):
                 yield SessionSource(self.name, path, root)
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
-        label = source.label(source.path)
-        problems: list[Problem] = []
-        counted = no_records()  # an inline sidechain's lines are counted with the main session's
+        label, problems, counted = source.label(source.path), [], no_records()  # an inline sidechain's lines are counted with the main session's
         main_rows, inline = split_sidechains(outlines(iter_objects(source.path, problems, label, counted, LINE_KINDS)))
-        session, builder = _build(source.path, label, main_rows, problems, counted)
-        project = _project_dir(source.path)
-        children = [(*_build(source.path, label, agent_rows, [], counted, agent_id), None, None) for agent_id, agent_rows in inline.items()]
+        stored = StoredOutputs(source.path)
+        main = Transcript(source.path, label, main_rows, problems, counted, stored=stored)
+        session = main.whole()
+        children = [(child.whole(), child.builder, None, None)
+                    for child in (Transcript(source.path, label, agent_rows, [], counted, agent_id) for agent_id, agent_rows in inline.items())]
         for path in source.related:
             if plain_name(path).name == JOURNAL and _workflow_run(path):
                 continue
             child_label, child_problems, child_counted = source.label(path), [], no_records()
             child_rows = outlines(iter_objects(path, child_problems, child_label, child_counted, LINE_KINDS))
-            child, child_builder = _build(path, child_label, child_rows, child_problems, child_counted)
+            transcript = Transcript(path, child_label, child_rows, child_problems, child_counted)
+            child = transcript.whole()
             tool_use_id = read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
-            children.append((child, child_builder, tool_use_id, _workflow_run(path)))
+            children.append((child, transcript.builder, tool_use_id, _workflow_run(path)))
         # Subagents in the order they ran (file names are random ids); undated ones last.
         children.sort(key=lambda each: (each[0].started_at is None, each[0].started_at.isoformat() if each[0].started_at else ""))
-        owners = [(session, builder)] + [(child, child_builder) for child, child_builder, _, _ in children]
+        owners = [(session, main.builder)] + [(child, child_builder) for child, child_builder, _, _ in children]
         for child, _, tool_use_id, run in children:
             _adopt(session, owners, child, tool_use_id, run)
-        read_stored_outputs(session, source.path)
+        read_stored_outputs([each for each in session.walk() if each is not session], stored)
+        project = _project_dir(source.path).name  # the index groups sessions by project: the folder Claude Code named after the cwd
         for each in session.walk():
-            # The index groups sessions by project: the folder Claude Code named after the cwd.
-            each.project = project.name
+            each.project = project
             each.number_steps()
         return [session]
+
+    def stream(self, source: SessionSource) -> SessionStream | None:
+        """The session of a source without subagents, its steps given out as they are read
+        (None for a source with subagents: `read` it whole)."""
+        if source.related:
+            return None
+        label, problems, counted = source.label(source.path), [], no_records()
+        main_rows, inline = split_sidechains(outlines(iter_objects(source.path, problems, label, counted, LINE_KINDS)))
+        if inline:
+            return None
+        return _Streamed(Transcript(source.path, label, main_rows, problems, counted, stored=StoredOutputs(source.path)),
+                         _project_dir(source.path).name)
+
+
+class _Streamed(SessionStream):
+    def __init__(self, transcript: Transcript, project: str) -> None:
+        self._transcript, self._project = transcript, project
+
+    def raw_steps(self) -> Iterator[Step]:
+        return self._transcript.steps()
+
+    def raw_session(self) -> Session:
+        session = self._transcript.session()
+        session.project = self._project
+        return session
 
 
 @dataclass(frozen=True)
@@ -253,109 +270,6 @@ def _workflow_run(path: Path) -> str | None:
     if len(parents) > 4 and parents[1].name == "workflows" and parents[2].name == "subagents":
         return parents[0].name
     return None
-
-
-def _build(path: Path, label: str, rows: list[Row], problems: list[Problem], counted: RecordCounts,
-           agent_id: str | None = None) -> tuple[Session, StepBuilder]:
-    """The session of `rows`, whose lines were counted in `counted` (its own unless it is an
-    inline sidechain, `agent_id`, whose lines belong to the file of the main session)."""
-    builder = StepBuilder(label, abandoned_lines(rows))
-    lines = _facts_of(path, rows)
-    meta = SessionMeta()
-    turn_seconds: list[float] = []
-    unknown: dict[str, list[int]] = defaultdict(list)
-    for number, obj in objects_again(path, _let_go(rows), IGNORED_KINDS):  # only counted: their outline will do
-        kind = kind_of(obj)
-        if kind == "assistant":
-            builder.assistant(number, obj)
-        elif kind == "user":
-            builder.user(number, obj)
-        elif kind == "system":
-            if obj.get("subtype") == "turn_duration":
-                if isinstance(obj.get("durationMs"), (int, float)) and not isinstance(obj.get("durationMs"), bool):
-                    turn_seconds.append(obj["durationMs"] / 1000)
-            else:
-                builder.system(number, obj)
-        elif kind in META_KINDS:
-            meta.take(kind, obj)
-        elif kind == "attachment":
-            attachment = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
-            builder.stub(number, obj, f"Attachment: {attachment.get('type', 'unknown')}", kind="context")
-        elif kind not in IGNORED_KINDS:  # those are counted as not shown, by design
-            unknown[LINE_KINDS.kind(obj)].append(number)
-            if any(key in obj for key in ("message", "content", "text", "summary")):
-                # Unknown but carrying content: keep it visible rather than lose words silently.
-                builder.stub(number, obj, f"Unrecognised line: {kind}")
-    builder.finish()
-    for kind, numbers in sorted(unknown.items()):
-        not_understood(counted, kind, lines=len(numbers))
-        where = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
-        what = f"of unknown kind {kind!r}" if kind != "(no type)" else "without a type"
-        problems.append(Problem("unknown_event", f"{len(numbers)} line(s) {what} (lines {where})", label))
-    session = _session(path, lines, builder.steps, label, agent_id)
-    if agent_id is None:
-        session.records = counted
-    if turn_seconds:
-        # Claude Code's own timing of each turn (user prompt to final answer), shown as logged.
-        session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in turn_seconds)))
-    session.problems = problems + builder.problems
-    meta.apply(session, path, lines.leaves, first_prompt(session.steps))
-    session.outcome = outcome_of(session.steps)
-    return session, builder
-
-
-_LAST_KEYS = ("sessionId", "agentId", "cwd", "gitBranch", "version")
-
-
-@dataclass(frozen=True)
-class _Facts:
-    """What a session needs from all of its lines' outlines after its steps are built, taken
-    before: the outlines are let go of while the steps are built (_let_go)."""
-
-    last: dict[str, str]  # the last non-empty string each of _LAST_KEYS has
-    sidechain: bool  # some line says isSidechain: true
-    leaves: set[str]  # the lines' uuids a summary line names as its leaf (meta.py)
-
-
-def _facts_of(path: Path, rows: list[Row]) -> _Facts:
-    last: dict[str, str] = {}
-    for _, obj in reversed(rows):
-        for key in _LAST_KEYS:
-            if key not in last and isinstance(value := obj.get(key), str) and value:
-                last[key] = value
-        if len(last) == len(_LAST_KEYS):
-            break
-    named = {*summary_leaves(path.parent), *(obj.get("leafUuid") for _, obj in rows if kind_of(obj) == "summary")}
-    leaves = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str) and obj["uuid"] in named}
-    return _Facts(last, any(obj.get("isSidechain") is True for _, obj in rows), leaves)
-
-
-def _let_go(rows: list[Row]) -> Iterator[Row]:
-    """The rows in order, each dropped from the list once given: a long log's outlines leave
-    memory as its steps fill it, rather than both being held at once."""
-    for index, row in enumerate(rows):
-        rows[index] = None
-        yield row
-
-
-def _session(path: Path, lines: _Facts, steps: list[Step], label: str, agent_id: str | None) -> Session:
-    last = lines.last.get
-    session_id = last("sessionId") or plain_name(path).stem
-    if agent_id is None and path.name.startswith("agent-") and (last("agentId") or lines.sidechain):
-        agent_id = last("agentId") or plain_name(path).stem.removeprefix("agent-")
-    session = Session(
-        # A subagent shares its parent's sessionId, so its own id adds the agent's.
-        id=f"{session_id}-agent-{agent_id}" if agent_id else session_id,
-        format="claude",
-        source=label,
-        cwd=last("cwd"),
-        git_branch=last("gitBranch"),
-        agent_version=last("version"),
-        steps=steps,
-    )
-    times = [step.timestamp for step in steps if step.timestamp]
-    session.started_at, session.ended_at = (min(times), max(times)) if times else (None, None)
-    return session
 
 
 def _adopt(main: Session, owners: list[tuple[Session, StepBuilder]], child: Session,

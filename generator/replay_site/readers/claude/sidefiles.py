@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay_site.model import Fact, Session
+from replay_site.model import Fact, Session, Step
 from replay_site.readers.fields import string
 from replay_site.readers.files import describe_error, open_regular, plain_name
 from replay_site.readers.jsonl import load_json
@@ -31,24 +31,38 @@ def read_agent_meta(path: Path, label: str, child: Session, default_title: str) 
     return string(meta.get("toolUseId"))
 
 
-def read_stored_outputs(session: Session, main: Path) -> None:
-    """Replace each preview that names a stored output with the stored output itself."""
-    folder = main.parent / plain_name(main).stem / "tool-results"
-    if not folder.is_dir():
-        return
-    stored = {path.stem: path for path in sorted(folder.iterdir())}
-    for each in session.walk():
+class StoredOutputs:
+    """The outputs stored beside a main transcript (`<session>/tool-results/`), by call id."""
+
+    def __init__(self, main: Path) -> None:
+        folder = main.parent / plain_name(main).stem / "tool-results"
+        self._stored = {path.stem: path for path in sorted(folder.iterdir())} if folder.is_dir() else {}
+
+    def fill(self, step: Step, warnings: list[str]) -> None:
+        """Replace each preview in `step` that names a stored output with the stored output
+        itself; what could not be read is added to `warnings`."""
+        if not self._stored:
+            return
+        for call in step.tool_calls:
+            path = self._stored.get(call.id or "")
+            if path is None or not call.output or path.name not in call.output:
+                continue
+            try:
+                with open_regular(path) as handle:
+                    data = handle.read(MAX_STORED_OUTPUT + 1)
+            except OSError as exc:
+                warnings.append(f"tool-results/{path.name}: {describe_error(exc)}; the preview is shown")
+                continue
+            call.output = data[:MAX_STORED_OUTPUT].decode("utf-8", "replace")
+            if len(data) > MAX_STORED_OUTPUT:
+                warnings.append(f"tool-results/{path.name} is larger than {MAX_STORED_OUTPUT} bytes: cut")
+
+
+def read_stored_outputs(sessions: list[Session], stored: StoredOutputs) -> None:
+    """`stored` put in the steps of whole `sessions`, each warned of what could not be read."""
+    for each in sessions:
+        warnings: list[str] = []
         for step in each.steps:
-            for call in step.tool_calls:
-                path = stored.get(call.id or "")
-                if path is None or not call.output or path.name not in call.output:
-                    continue
-                try:
-                    with open_regular(path) as handle:
-                        data = handle.read(MAX_STORED_OUTPUT + 1)
-                except OSError as exc:
-                    each.warn("warning", f"tool-results/{path.name}: {describe_error(exc)}; the preview is shown")
-                    continue
-                call.output = data[:MAX_STORED_OUTPUT].decode("utf-8", "replace")
-                if len(data) > MAX_STORED_OUTPUT:
-                    each.warn("warning", f"tool-results/{path.name} is larger than {MAX_STORED_OUTPUT} bytes: cut")
+            stored.fill(step, warnings)
+        for message in warnings:
+            each.warn("warning", message)

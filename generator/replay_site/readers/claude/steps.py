@@ -12,6 +12,7 @@ from datetime import timezone
 from typing import Any
 
 from replay_site.model import Cost, Detail, Problem, Step, ToolCall, Usage
+from replay_site.readers.claude.dag import response_key
 from replay_site.readers.claude.tools import (
     SUBAGENT_TOOLS,
     apply_result,
@@ -60,7 +61,8 @@ class StepBuilder:
         self.abandoned = abandoned
         self.steps: list[Step] = []
         self.problems: list[Problem] = []
-        self._responses: dict[str, Step] = {}
+        self._responses: dict[object, Step] = {}
+        self._keys: dict[int, object] = {}  # id(step) -> its key in _responses
         self._calls: dict[str, ToolCall] = {}
         self._call_steps: dict[int, Step] = {}
         # agentId -> (the Task call, its step), for linking subagent sessions.
@@ -86,12 +88,13 @@ class StepBuilder:
         if not isinstance(message, dict):
             self._warn("assistant line without a message object, skipped", number)
             return
-        key = message.get("id") if isinstance(message.get("id"), str) else obj.get("uuid") or f"line-{number}"
+        key = response_key(number, obj)
         step = self._responses.get(key)
         model = message.get("model") if isinstance(message.get("model"), str) else None
         if step is None:
             step = self._new(number, obj, "assistant", model=None if model == "<synthetic>" else model)
             self._responses[key] = step
+            self._keys[id(step)] = key
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -208,6 +211,19 @@ class StepBuilder:
         for call in self._calls.values():
             call.missing_result = True
 
+    def waits(self, step: Step) -> bool:
+        """Whether a call of `step` still waits for its result (or for `finish`)."""
+        calls = self._calls
+        return any(call.id and calls.get(call.id) is call for call in step.tool_calls)
+
+    def release(self, step: Step) -> None:
+        """Forget `step`, which no later line changes: a long log's steps are not all held."""
+        key = self._keys.pop(id(step), None)
+        if key is not None:
+            del self._responses[key]
+        for call in step.tool_calls:
+            self._call_steps.pop(id(call), None)
+
 
 def _classify(step: Step, text: str, obj: dict[str, Any]) -> None:
     """Prompts, injected context, slash commands and interruptions each look different on the page."""
@@ -269,14 +285,20 @@ def first_prompt(steps: list[Step]) -> str:
 def outcome_of(steps: list[Step]) -> str | None:
     """How the session ended when its last meaningful line says so: the user's interrupt, or
     a final API error (Claude Code writes no completion record)."""
-    for step in reversed(steps):
-        if step.collapsed or step.kind == "context":
-            continue
-        if step.kind == "event" and step.title == INTERRUPTED_TITLE:
-            return "interrupted"
-        if step.kind == "assistant" and step.error:
-            return "api_error"
-        return None
+    last = next((step for step in reversed(steps) if counts_for_outcome(step)), None)
+    return outcome_after(last) if last is not None else None
+
+
+def counts_for_outcome(step: Step) -> bool:
+    return not (step.collapsed or step.kind == "context")
+
+
+def outcome_after(step: Step) -> str | None:
+    """The outcome when `step` is the session's last that counts for it."""
+    if step.kind == "event" and step.title == INTERRUPTED_TITLE:
+        return "interrupted"
+    if step.kind == "assistant" and step.error:
+        return "api_error"
     return None
 
 
