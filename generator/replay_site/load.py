@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replay_site.costs import PriceBook, price_session
+from replay_site.costs import PriceBook, price_session, price_steps
 from replay_site.discover import DiscoveryError, default_roots, discover, pick_readers
-from replay_site.model import Problem, Session
-from replay_site.readers import SessionSource, registry
-from replay_site.redact import redact_session
+from replay_site.model import Problem, Session, Step
+from replay_site.readers import SessionSource, SessionStream, registry
+from replay_site.redact import NotTheSame, PartsRedaction, redact_session
 from replay_site.redact.anonymize import anonymize_session
 from replay_site.redact.decisions import Decisions
 
@@ -53,6 +53,54 @@ def read_source(source: SessionSource, options: ReadOptions) -> tuple[list[Sessi
         if options.anonymize:
             anonymize_session(session)
     return sessions, []
+
+
+class StreamedRead:
+    """One source's one session read, priced and redacted as the reader gives its steps out
+    (`Reader.stream`): `parts` once, then `session`, the session without its steps. A long
+    log's session is then never held whole. Each step comes out as `read_source` would give
+    it, or NotTheSame is raised (read the source whole instead): a session's own model stands
+    in for a step without one (its declared models are known only at the end), and a secret
+    found late by its key must not stand in an earlier part (PartsRedaction)."""
+
+    def __init__(self, stream: SessionStream, options: ReadOptions) -> None:
+        self._stream, self._book = stream, options.prices or PriceBook()
+        self._redaction = PartsRedaction(options.redact_patterns, options.decisions) if options.redact else None
+
+    def parts(self, size: int) -> Iterator[list[Step]]:
+        """The steps in order, `size` at a time (the last part maybe fewer)."""
+        part: list[Step] = []
+        for step in self._stream.steps():
+            part.append(step)
+            if len(part) == size:
+                yield self._settled(part)
+                part = []
+        if part:
+            yield self._settled(part)
+
+    def _settled(self, part: list[Step]) -> list[Step]:
+        price_steps(part, self._book)
+        if self._redaction is not None:
+            self._redaction.steps(part)
+        return part
+
+    def session(self) -> Session:
+        session = self._stream.session()
+        if session.declared_models:
+            raise NotTheSame("the session declares its model: steps without one were priced without it")
+        if self._redaction is not None:
+            self._redaction.session(session)
+        return session
+
+
+def stream_source(source: SessionSource, options: ReadOptions) -> StreamedRead | None:
+    """`source` read as a stream, when its reader can give one out and nothing asked needs
+    the whole session at once (--anonymize finds user names anywhere before replacing any)."""
+    stream = getattr(registry()[source.format], "stream", None)
+    if stream is None or options.anonymize:
+        return None
+    streamed = stream(source)
+    return StreamedRead(streamed, options) if streamed is not None else None
 
 
 def iter_sessions(roots: list[Path], options: ReadOptions = ReadOptions(),

@@ -9,13 +9,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from replay_site.build import spool
+from replay_site.build.spool import SpoolWriter
 from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker
 from replay_site.build.executors import young_collections_only
 from replay_site.build.session_files import write_session
 from replay_site.costs import pricing_source
-from replay_site.figures.summary import SessionSummary, page_slug, summarize
-from replay_site.load import one_line, read_source, unread
+from replay_site.figures.summary import SessionSummary, StepFigures, page_slug, summarize
+from replay_site.load import one_line, read_source, stream_source, unread
 from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, views
 from replay_site.pages.render import PageNav, Renderer
@@ -56,6 +57,10 @@ def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, s
     picker = ComparePicker(options.compare)
     try:
         agents = {name: reader.label for name, reader in registry().items()}
+        streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents) \
+            if spool_folder and options.redact and not options.compare else None
+        if streamed is not None:
+            return streamed
         sessions, problems, states = read_once(source, options)
         summaries, spooled = [], []
         for top in sessions:
@@ -74,6 +79,45 @@ def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, s
         return SourceRead([], [unread(exc, source.rel)], picker, None, None)
     kept = spool.write(spooled, Path(spool_folder) / f"{index}.pickle") if spool_folder else None
     return SourceRead(summaries, problems, picker, states, kept)
+
+
+def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: dict[str, str]) -> SourceRead | None:
+    """Pass 1 for a source whose reader gives its one session out as it reads (load.StreamedRead):
+    its pages spooled as they are cut, its summary and digest gathered from each step on the
+    way (a StepFigures of each kept), so that memory does not grow with the session's steps'
+    texts. None when the source is not streamed, or would not come out as a whole reading
+    gives it (NotTheSame): then it is read whole."""
+    before = file_states(source.files)
+    states = with_digests(before) if before else None
+    writer = None
+    try:
+        read = stream_source(source, options.reading)
+        if read is None:
+            return None
+        writer = SpoolWriter(path)
+        figures: list[StepFigures] = []
+        folded = views.StepFolds()
+        for page in read.parts(paging.PAGE_STEPS):
+            for step in page:
+                figures.append(StepFigures(step))
+                folded.add(step)
+            writer.page(page)
+        session = read.session()
+    except Exception:  # NotTheSame, a reader's failure, a step that does not pickle: as a whole reading meets it
+        if writer is not None:
+            writer.abandon()
+        return None
+    if states is None or file_states(source.files) != before:
+        states = None
+    slug = page_slug(session, session.source)
+    page, family = f"sessions/{slug}.html", f"sessions/{slug}.html"
+    session.steps = figures
+    summary = summarize(session, agents.get(session.format, session.format), page, family, folded.ledger.ledger())
+    whole = views.digest(session, summary, folded=folded)
+    session.steps = []
+    writer.session(session, whole)
+    picker = ComparePicker(options.compare)
+    return SourceRead([summary], list(session.problems), picker, states, writer.close())
 
 
 _Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]

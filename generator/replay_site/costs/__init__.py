@@ -169,13 +169,17 @@ def price_session(session: Session, book: PriceBook | None = None) -> None:
     book = book or PriceBook()
     for each in session.walk():
         # A step without a model of its own takes the session's model when that is unambiguous.
-        fallback_model = each.declared_models[0] if len(each.declared_models) == 1 else None
-        for step in each.steps:
-            step.cost = price_step(step, book, fallback_model)
-            if step.cost is not None and step.model is None:
-                # Record whom the step was priced as: totals list unpriced models and the
-                # per-model table groups by step.model, else "unknown model" with no name.
-                step.model = fallback_model
+        price_steps(each.steps, book, each.declared_models[0] if len(each.declared_models) == 1 else None)
+
+
+def price_steps(steps: list[Step], book: PriceBook, fallback_model: str | None = None) -> None:
+    """Set `step.cost` on each of `steps` (in place), `fallback_model` standing in for a step's missing model."""
+    for step in steps:
+        step.cost = price_step(step, book, fallback_model)
+        if step.cost is not None and step.model is None:
+            # Record whom the step was priced as: totals list unpriced models and the
+            # per-model table groups by step.model, else "unknown model" with no name.
+            step.model = fallback_model
 
 
 def price_step(step: Step, book: PriceBook, fallback_model: str | None = None) -> Cost | None:

@@ -121,72 +121,92 @@ def _key(call: ToolCall) -> tuple[str, ...]:
     return ("command", *command_key(call.code or "")) if is_command(call) else ("call", call.name, call_action(call))
 
 
-def _failures(session: Session) -> list[tuple[Failure, int]]:
-    """Every failure in order, with the index of the call after it (-1: a step error)."""
-    found = []
-    for step in session.steps:
-        for index, call in enumerate(step.tool_calls):
-            if _failed(call):
-                found.append((Failure(step.number, call.name, _kind(call), call_action(call), _tail(call.output or ""), _key(call)), index))
-        if step.error:
-            found.append((Failure(step.number, STEP_ERROR, "error", _first_line(step.error), _tail(step.error), ("step",)), -1))
-    return found
-
-
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "error")
 
 
-def _mattered(failures: list[tuple[Failure, int]]) -> tuple[Failure, int]:
-    for wanted in ("command", "step"):
-        for failure, index in failures:
-            if failure.key[0] == wanted:
-                return failure, index
-    return failures[0]
-
-
-def _after(steps: list[Step], failure: Failure, index: int):
-    """The calls after the failure, in order, with their step numbers."""
-    start = failure.step - 1
-    for position in range(start, len(steps)):
-        step = steps[position]
-        calls = step.tool_calls[index + 1:] if position == start and index >= 0 else [] if position == start else step.tool_calls
-        for call in calls:
-            yield step, call
-
-
-def _groups(failures: list[tuple[Failure, int]]) -> list[ErrorGroup]:
-    groups: dict[tuple[str, str], ErrorGroup] = {}
-    for failure, _ in failures:
-        group = groups.get((failure.tool, failure.kind))
-        if group is None:
-            groups[(failure.tool, failure.kind)] = ErrorGroup(failure.tool, failure.kind, 1, failure.step, failure.step)
-        else:
-            group.count += 1
-            group.last = failure.step
-    return sorted(groups.values(), key=lambda group: (-group.count, group.first))
-
-
 def what_went_wrong(session: Session) -> WhatWentWrong | None:
     """None for a session without a failure."""
-    failures = _failures(session)
-    if not failures:
-        return None
-    first, index = _mattered(failures)
-    following = None
-    fixed = passed = None
-    for step, call in _after(session.steps, first, index):
-        if following is None and not call.orphan:
-            following = Aftermath(step.number, call_action(call))
-        if fixed is None and call.changes and not _failed(call):
-            fixed = Aftermath(step.number, call_action(call))
-        if passed is None and first.key[0] != "step" and not _failed(call) and not call.orphan and _key(call) == first.key:
-            passed = Aftermath(step.number, call_action(call))
-    if fixed and passed and fixed.step > passed.step:
-        fixed = None  # it passed before anything was changed: no fix to name
-    if first.key[0] == "step":
-        later = next((step for step in session.steps[first.step:] if step.kind == "assistant" and not step.error), None)
-        passed = Aftermath(later.number, _first_line(later.text or later.title or "a reply")) if later else None
-        if following is None and later is not None:
-            following = passed
-    return WhatWentWrong(first, following, fixed, passed, _groups(failures))
+    found = WrongFold()
+    for step in session.steps:
+        found.add(step)
+    return found.result()
+
+
+class WrongFold:
+    """`what_went_wrong` told one step at a time, in order (numbered 1, 2, ...). Which
+    failure mattered is known only at the end, so what came after each candidate (the first
+    failed command, the first step error, the first failure) is followed from it on."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, str], ErrorGroup] = {}
+        self._command: _Aftermaths | None = None
+        self._step: _Aftermaths | None = None
+        self._first: _Aftermaths | None = None
+
+    def add(self, step: Step) -> None:
+        for index, call in enumerate(step.tool_calls):
+            if _failed(call):
+                self._group(call.name, _kind(call), step.number)
+                if self._first is None or (self._command is None and is_command(call)):
+                    found = _Aftermaths(Failure(step.number, call.name, _kind(call), call_action(call), _tail(call.output or ""), _key(call)), index)
+                    self._first = self._first or found
+                    if found.failure.key[0] == "command":
+                        self._command = found
+        if step.error:
+            self._group(STEP_ERROR, "error", step.number)
+            if self._step is None:
+                self._step = _Aftermaths(Failure(step.number, STEP_ERROR, "error", _first_line(step.error), _tail(step.error), ("step",)), -1)
+                self._first = self._first or self._step
+        for followed in {id(each): each for each in (self._command, self._step, self._first) if each is not None}.values():
+            followed.add(step)
+
+    def _group(self, tool: str, kind: str, number: int) -> None:
+        group = self._groups.get((tool, kind))
+        if group is None:
+            self._groups[(tool, kind)] = ErrorGroup(tool, kind, 1, number, number)
+        else:
+            group.count += 1
+            group.last = number
+
+    def result(self) -> WhatWentWrong | None:
+        mattered = self._command or self._step or self._first
+        if mattered is None:
+            return None
+        first, following, fixed, passed = mattered.failure, mattered.following, mattered.fixed, mattered.passed
+        if fixed and passed and fixed.step > passed.step:
+            fixed = None  # it passed before anything was changed: no fix to name
+        if first.key[0] == "step":
+            passed = mattered.later
+            if following is None and passed is not None:
+                following = passed
+        groups = sorted(self._groups.values(), key=lambda group: (-group.count, group.first))
+        return WhatWentWrong(first, following, fixed, passed, groups)
+
+
+class _Aftermaths:
+    """What came after one failure: the next action, the first later change of a file, the
+    same action succeeding, and (after a step error) the next reply without an error."""
+
+    def __init__(self, failure: Failure, index: int) -> None:
+        self.failure, self._index = failure, index
+        self.following: Aftermath | None = None
+        self.fixed: Aftermath | None = None
+        self.passed: Aftermath | None = None
+        self.later: Aftermath | None = None
+
+    def add(self, step: Step) -> None:
+        failure = self.failure
+        if step.number == failure.step:
+            calls = step.tool_calls[self._index + 1:] if self._index >= 0 else []
+        else:
+            calls = step.tool_calls
+            if self.later is None and step.kind == "assistant" and not step.error:
+                self.later = Aftermath(step.number, _first_line(step.text or step.title or "a reply"))
+        for call in calls:
+            if self.following is None and not call.orphan:
+                self.following = Aftermath(step.number, call_action(call))
+            if self.fixed is None and call.changes and not _failed(call):
+                self.fixed = Aftermath(step.number, call_action(call))
+            if self.passed is None and failure.key[0] != "step" and not _failed(call) and not call.orphan and _key(call) == failure.key:
+                self.passed = Aftermath(step.number, call_action(call))

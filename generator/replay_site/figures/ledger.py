@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay_site.model import Session, ToolCall
+from replay_site.model import Session, Step, ToolCall
 
 # How a session left a file (see _then for a file touched several ways).
 ACTIONS = ("deleted", "created", "renamed", "modified", "read")
@@ -98,9 +98,21 @@ def _then(before: str, now: str) -> str:
 
 def ledger(session: Session) -> Ledger:
     """The files (in the order first touched) and commands (in the order run) of a session."""
-    files: dict[str, FileTouch] = {}
-    commands: list[CommandRun] = []
+    found = LedgerFold()
     for step in session.steps:
+        found.add(step)
+    return found.ledger()
+
+
+class LedgerFold:
+    """`ledger` told one step at a time, in order."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, FileTouch] = {}
+        self._commands: list[CommandRun] = []
+
+    def add(self, step: Step) -> None:
+        files = self._files
         for call in step.tool_calls:
             if call.orphan:
                 continue
@@ -116,8 +128,10 @@ def ledger(session: Session) -> Ledger:
                 _touch(files, path, "read", step.number)
             if is_command(call):
                 failed = call.is_error or call.exit_code not in (None, 0)
-                commands.append(CommandRun(call.code or "", step.number, call.exit_code, failed, call.duration_s))
-    return Ledger(list(files.values()), commands)
+                self._commands.append(CommandRun(call.code or "", step.number, call.exit_code, failed, call.duration_s))
+
+    def ledger(self) -> Ledger:
+        return Ledger(list(self._files.values()), self._commands)
 
 
 def files_changed(found: Ledger) -> list[dict[str, Any]]:

@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 
-from replay_site.figures.ledger import files_changed, ledger
-from replay_site.model import CostTotal, Session, Usage
+from replay_site.figures.ledger import Ledger, files_changed, ledger
+from replay_site.model import CostTotal, Session, Step, ToolCall, Usage
 
 
 @dataclass
@@ -182,12 +182,39 @@ def child_steps(session: Session) -> dict[str, int]:
     return found
 
 
-def summarize(session: Session, agent: str, page: str, family: str) -> SessionSummary:
+class CallFigures:
+    """What a session's figures need of a tool call (`StepFigures`)."""
+
+    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id")
+
+    def __init__(self, call: ToolCall) -> None:
+        self.orphan, self.missing_result, self.is_error, self.child_session_id = \
+            call.orphan, call.missing_result, call.is_error, call.child_session_id
+
+
+class StepFigures:
+    """A step as its session's summary, charts and timeline read it, without its texts, calls'
+    arguments and outputs: what a long session streamed through a build keeps of each step
+    (a Session whose steps are these gives the same figures; an attribute missing raises)."""
+
+    __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "usage", "cost", "model", "reward",
+                 "cumulative_reward", "tool_calls", "child_session_ids", "failed_tool_calls", "error_count")
+
+    def __init__(self, step: Step) -> None:
+        self.number, self.kind, self.timestamp, self.collapsed, self.error = step.number, step.kind, step.timestamp, step.collapsed, step.error
+        self.usage, self.cost, self.model, self.reward, self.cumulative_reward = step.usage, step.cost, step.model, step.reward, step.cumulative_reward
+        self.tool_calls = tuple(map(CallFigures, step.tool_calls))
+        self.child_session_ids = tuple(step.child_session_ids)
+        self.failed_tool_calls, self.error_count = step.failed_tool_calls, step.error_count
+
+
+def summarize(session: Session, agent: str, page: str, family: str, touched: Ledger | None = None) -> SessionSummary:
+    """`touched`: the session's ledger when it is known already (its steps being StepFigures)."""
     usage = session.usage
     cost = session.cost
     with_children = session.cost_with_children
     usage_with_children = session.usage_with_children
-    touched = ledger(session)
+    touched = ledger(session) if touched is None else touched
     return SessionSummary(
         id=session.id,
         format=session.format,

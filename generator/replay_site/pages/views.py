@@ -17,8 +17,8 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay_site.figures.failures import WhatWentWrong, what_went_wrong
-from replay_site.figures.ledger import Ledger, ledger
+from replay_site.figures.failures import WhatWentWrong, WrongFold
+from replay_site.figures.ledger import Ledger, LedgerFold
 from replay_site.figures.summary import SessionSummary
 from replay_site.model import Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
@@ -205,18 +205,6 @@ def _within(numbered: list[tuple[int, str]], steps: range) -> list[tuple[int, st
     return numbered[start:stop]
 
 
-def session_index(session: Session) -> SessionIndex:
-    errors, prompts, checkpoints = [], [], []
-    for step in session.steps:
-        if step.error_count:
-            errors.append((step.number, _error_label(step)))
-        if step.kind == "user" and not step.collapsed and (step.text or step.title):
-            prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
-        if step.checkpoint:
-            checkpoints.append((step.number, step.checkpoint))
-    return SessionIndex(errors, prompts, checkpoints, session.cost.priced_steps > 0, [number for number, _ in errors])
-
-
 def _rebase(href: str, page_path: str) -> str:
     """A nav link written relative to sessions/ (PageNav), made relative to `page_path`."""
     target, hash_mark, fragment = href.partition("#")
@@ -255,11 +243,41 @@ class SessionDigest:
     timeline: timeline.Timeline | None = None
 
 
-def digest(session: Session, summary: SessionSummary, standalone: bool = False) -> SessionDigest:
+def digest(session: Session, summary: SessionSummary, standalone: bool = False, folded: StepFolds | None = None) -> SessionDigest:
+    """`folded`: what needs the steps' texts, gathered already (the session's steps being
+    StepFigures)."""
+    if folded is None:
+        folded = StepFolds()
+        for step in session.steps:
+            folded.add(step)
     shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
     return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
-                         session_index(session), shown, ledger(session), what_went_wrong(session),
+                         folded.index(session.cost.priced_steps > 0), shown, folded.ledger.ledger(), folded.wrong.result(),
                          timeline.timeline(session))
+
+
+class StepFolds:
+    """What a session's pages need from its steps' texts, calls and outputs, told one step at
+    a time: the ledger, what went wrong, the lists of errors, prompts and checkpoints."""
+
+    def __init__(self) -> None:
+        self.ledger, self.wrong = LedgerFold(), WrongFold()
+        self._errors: list[tuple[int, str]] = []
+        self._prompts: list[tuple[int, str]] = []
+        self._checkpoints: list[tuple[int, str]] = []
+
+    def add(self, step: Step) -> None:
+        self.ledger.add(step)
+        self.wrong.add(step)
+        if step.error_count:
+            self._errors.append((step.number, _error_label(step)))
+        if step.kind == "user" and not step.collapsed and (step.text or step.title):
+            self._prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
+        if step.checkpoint:
+            self._checkpoints.append((step.number, step.checkpoint))
+
+    def index(self, priced: bool) -> SessionIndex:
+        return SessionIndex(self._errors, self._prompts, self._checkpoints, priced, [number for number, _ in self._errors])
 
 
 def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[Step], nav: Any,

@@ -16,6 +16,7 @@ everywhere it links), a source path or problem holding one gets the marker.
 from __future__ import annotations
 
 import hashlib
+from array import array
 import html
 import re
 from collections import Counter
@@ -38,7 +39,8 @@ from replay_site.redact.detect import (
 from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
 from replay_site.redact.views import views as _views
 
-__all__ = ["Detector", "Hit", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version", "start_scanner"]
+__all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version",
+           "start_scanner"]
 
 # Deeper argument trees are cut here with a visible marker, so no later stage (rendering,
 # JSON encoding) meets a depth it cannot handle.
@@ -187,19 +189,23 @@ def _redact_names(session: Session, detector: Detector) -> Counter[str]:
     """Ids holding a secret become a hash of themselves (so links between a parent and its
     children still meet); source paths and problems get the marker."""
     redactor = Redactor(detector)
-
-    def ident(value: str | None) -> str | None:
-        return _hashed_id(value) if value and redactor.secrets(value) else value
-
-    session.id, session.parent_id = ident(session.id), ident(session.parent_id)
+    session.id, session.parent_id = _ident(redactor, session.id), _ident(redactor, session.parent_id)
     session.source = redactor.text(session.source)
-    for step in session.steps:
-        step.child_session_ids = [ident(child) for child in step.child_session_ids]
-        for call in step.tool_calls:
-            call.child_session_id = ident(call.child_session_id)
+    _redact_links(session.steps, redactor)
     for problem in session.problems:
         problem.message, problem.path = redactor.text(problem.message), redactor.text(problem.path)
     return redactor.counts
+
+
+def _ident(redactor: Redactor, value: str | None) -> str | None:
+    return _hashed_id(value) if value and redactor.secrets(value) else value
+
+
+def _redact_links(steps: list[Step], redactor: Redactor) -> None:
+    for step in steps:
+        step.child_session_ids = [_ident(redactor, child) for child in step.child_session_ids]
+        for call in step.tool_calls:
+            call.child_session_id = _ident(redactor, call.child_session_id)
 
 
 def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: Decisions = NONE) -> int:
@@ -225,10 +231,10 @@ def redact_session(session: Session, patterns: tuple[str, ...] = (), decisions: 
 
 
 def _redact_part(session: Session | None, steps: list[Step], pairs: dict[str, list[str]], detector: Detector,
-                 counts: Counter[str]) -> set[str]:
+                 counts: Counter[str], views: dict[str, list[str]] | None = None) -> set[str]:
     """Redact `steps` (and the session's own fields when `session` is given), counting each
-    replacement in `counts`; returns the secrets found."""
-    views = _views_of(session, steps, pairs)
+    replacement in `counts`; returns the secrets found. `views`: theirs, when made already."""
+    views = _views_of(session, steps, pairs) if views is None else views
     narrow, suspects = detector.narrowed(views)
     # Each distinct string is redacted once; every place holding it counts its secrets.
     redacted: dict[str, tuple[str, Counter[str]]] = {}
@@ -253,6 +259,45 @@ def _redact_part(session: Session | None, steps: list[Step], pairs: dict[str, li
         for step in steps:
             walk.step(step)
     return found
+
+
+class NotTheSame(Exception):
+    """A session redacted a part at a time would not be redacted as it is whole."""
+
+
+class PartsRedaction:
+    """`redact_session` for a session given out a part of its steps at a time, in order (a
+    streamed read): each part is redacted as it comes, the session's own fields at the end.
+    A value is found by its key wherever in the session it stands (`_argument_pairs`), so a
+    part naming by a secret's key a string that an earlier part held would have redacted
+    that part differently: that raises NotTheSame (read the session whole instead)."""
+
+    def __init__(self, patterns: tuple[str, ...] = (), decisions: Decisions = NONE) -> None:
+        self._detector, self._decisions = Detector(patterns, decisions), decisions
+        self._links = Redactor(self._detector)
+        self._counts: Counter[str] = Counter()
+        self._found: set[str] = set()
+        self._pairs: dict[str, list[str]] = {}
+        self._seen = array("q")  # hashes of the strings of the parts redacted so far
+
+    def steps(self, steps: list[Step]) -> None:
+        _redact_links(steps, self._links)
+        pairs = _argument_pairs(steps)
+        if any(hash(value) in self._seen for value in pairs):
+            raise NotTheSame("a value named by a secret's key stood alone earlier")
+        for value, extra in pairs.items():
+            self._pairs.setdefault(value, []).extend(extra)
+        views = _views_of(None, steps, self._pairs)
+        self._found |= _redact_part(None, steps, self._pairs, self._detector, self._counts, views)
+        self._seen.extend(map(hash, views))
+
+    def session(self, session: Session) -> None:
+        """Redact the session's own fields, once all its steps are; its counts and the
+        strings found unreviewed are the whole session's."""
+        counts = Counter(_redact_names(session, self._detector)) + self._counts
+        found = self._found | _redact_part(session, [], self._pairs, self._detector, counts)
+        session.unreviewed = sum(1 for secret in found if not self._decisions.reviewed(digest(secret)))
+        session.redactions = dict(sorted(counts.items()))
 
 
 def count_secrets(sessions: list[Session], patterns: tuple[str, ...] = ()) -> int:
