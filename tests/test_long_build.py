@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
 
 from replay_site.build import pipeline as site
+from replay_site.build import source_passes, spool
+from replay_site.discover import discover, pick_readers
 from replay_site.figures.summary import summarize
 from replay_site.load import load_session
+from replay_site.readers import registry
 
 STEPS = 30_000
 STEP_ID = re.compile(r'<li class="step[^"]*" id="step-(\d+)"')
@@ -41,3 +45,47 @@ def test_a_long_session_builds_every_step_once_with_the_whole_sessions_figures(t
 
     site_bytes = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     assert site_bytes <= 1.5 * log.stat().st_size, (site_bytes, log.stat().st_size)
+
+
+def _pass_one(source, tmp_path, monkeypatch, streamed: bool):
+    """Pass 1 of one source (streamed, or read whole as when its reader cannot stream) and
+    what it spooled, as comparable values."""
+    folder = tmp_path / ("streamed" if streamed else "whole")
+    folder.mkdir(exist_ok=True)
+    with monkeypatch.context() as patched:
+        if not streamed:
+            patched.setattr(source_passes, "stream_source", lambda *_: None)
+        read = source_passes.read_and_summarize((0, source), site.BuildOptions(incremental=False), str(folder))
+    pages = [(repr(head), repr(whole), [repr(page) for page in pages]) for head, whole, pages in spool.read(read.spooled)]
+    return [summary.to_json() for summary in read.summaries], [repr(problem) for problem in read.problems], read.states, pages
+
+
+def _streamed_sources(root, tmp_path):
+    sources = list(discover([root], pick_readers("claude"), []))
+    return [source for source in sources if source_passes._streamed(
+        source, site.BuildOptions(incremental=False), tmp_path / "probe.pickle", {}) is not None]
+
+
+def test_a_streamed_pass_one_spools_and_summarizes_what_the_whole_reading_does(tmp_path, monkeypatch):
+    """Issue 20: a Claude Code session without subagents is read, priced, redacted, summarized
+    and spooled a page at a time (load.StreamedRead); every figure, the digest and every
+    spooled step must equal what reading it whole gives. Of the 13 fixture sources, the 6
+    single files without subagents stream (a7…0e, a single file too, holds inline sidechains: read whole)."""
+    streamed = _streamed_sources(Path(__file__).parent / "data" / "claude", tmp_path)
+    assert len(streamed) == 6
+    for source in streamed:
+        assert _pass_one(source, tmp_path, monkeypatch, True) == _pass_one(source, tmp_path, monkeypatch, False), source.path
+
+
+def test_a_streamed_pass_one_of_real_logs_is_the_whole_readings(corpus, tmp_path, monkeypatch):
+    streamed = _streamed_sources(corpus, tmp_path)
+    assert streamed
+    for source in streamed:
+        assert _pass_one(source, tmp_path, monkeypatch, True) == _pass_one(source, tmp_path, monkeypatch, False), source.path
+
+
+def test_a_source_with_subagents_is_not_streamed():
+    """Their adoption links the main session's steps to children read later: read whole."""
+    (source,) = [source for source in discover([Path(__file__).parent / "data" / "claude"], pick_readers("claude"), [])
+                 if source.related][:1]
+    assert registry()["claude"].stream(source) is None

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from secret_set import SECRETS
 from test_site import glue_session
 from typer.testing import CliRunner
@@ -226,3 +228,34 @@ def test_a_long_session_redacted_a_few_steps_at_a_time_is_redacted_as_a_whole(mo
     assert parts.steps[0].text == parts.steps[3].text == parts.title == marker
     assert parts.redactions == {"assignment-secret": 5}  # title, steps 1 and 4, the env value, the nested one
     assert repr(parts) == repr(whole)
+
+
+def test_a_session_redacted_part_by_part_as_it_is_read_is_redacted_as_a_whole_or_not_at_all():
+    """Issue 20 (load.StreamedRead): parts are redacted as they come. A value named by a
+    secret's key in part 1 is redacted where it stands alone in part 2 (as the whole session's
+    redaction does: by hand, title, step 2's text and the argument, three); named only in part
+    2 after standing alone in part 1, part 1 would have been redacted differently: NotTheSame."""
+    from replay_site.redact import NotTheSame, PartsRedaction
+
+    value = "q8Zr3Lx0Vn7Tb2Wk9Ym4Pa"
+
+    def steps() -> list[Step]:
+        return [Step("assistant", tool_calls=[ToolCall("bash", arguments={"env": {"MY_SERVICE_API_KEY": value}})]),
+                Step("user", text=value)]
+
+    whole = Session("s", "test", title=value, steps=steps())
+    redact_session(whole)
+    parts, head = PartsRedaction(), Session("s", "test", title=value)
+    head.steps = steps()
+    parts.steps(head.steps[:1])
+    parts.steps(head.steps[1:])
+    parts.session(head)
+    assert head.steps[1].text == head.title == "[REDACTED:assignment-secret]"
+    assert head.redactions == whole.redactions == {"assignment-secret": 3}
+    assert repr(head) == repr(whole)
+
+    backwards = PartsRedaction()
+    later, earlier = steps()
+    backwards.steps([earlier])
+    with pytest.raises(NotTheSame):
+        backwards.steps([later])
