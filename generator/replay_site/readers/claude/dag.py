@@ -28,31 +28,46 @@ CHAIN_KINDS = ("user", "assistant", "system")
 OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "subtype", "isSidechain", "agentId", "sessionId", "cwd",
                 "gitBranch", "version", "leafUuid")
 _SHARED_KEYS = frozenset({"type", "agentId", "sessionId", "cwd", "gitBranch", "version"})  # the same on most lines
-_OUTLINE_KEY_SET = frozenset(OUTLINE_KEYS)
 _KEYS_SHARED = tuple((key, key in _SHARED_KEYS) for key in OUTLINE_KEYS)
+# Kept in a line's own slots; the others (the same on most lines, or on few lines at all) in
+# one tuple the lines that have the same values share.
+_OWN_KEYS = ("uuid", "parentUuid", "type")
+_CONTEXT_KEYS = tuple(key for key in OUTLINE_KEYS if key not in _OWN_KEYS)
+_CONTEXT_AT = {key: index for index, key in enumerate(_CONTEXT_KEYS)}
+_PICK_OWN = tuple(OUTLINE_KEYS.index(key) for key in _OWN_KEYS)
+_PICK_CONTEXT = tuple(OUTLINE_KEYS.index(key) for key in _CONTEXT_KEYS)
 
 
 class Outline:
     """A line as the few keys its place in the conversation needs (OUTLINE_KEYS, read as the
     line's own dict is: `get`, `[key]`), and of its message the id and the ids its tool_use
     and tool_result blocks name (`message`: (id, uses, results), None without a message
-    object). Slots, not a dict: a 200,000-step log's outlines as dicts took ~500 MiB."""
+    object). Slots, and a tuple of the keys most lines share: a 200,000-step log has ~600,000
+    lines (as dicts their outlines took ~500 MiB)."""
 
-    __slots__ = (*OUTLINE_KEYS, "message")
+    __slots__ = (*_OWN_KEYS, "_context", "_message_id", "_uses", "_results")
 
-    def __init__(self, values: list[Any], message: tuple[Any, tuple[Any, ...], tuple[Any, ...]] | None) -> None:
-        # One unpacking, not a setattr per key: outlines are made for every line of every log.
-        (self.uuid, self.parentUuid, self.logicalParentUuid, self.type, self.subtype, self.isSidechain, self.agentId,
-         self.sessionId, self.cwd, self.gitBranch, self.version, self.leafUuid) = values
-        self.message = message
+    def __init__(self, values: list[Any], message: tuple[Any, tuple[Any, ...], tuple[Any, ...]] | None,
+                 contexts: dict[tuple[Any, ...], tuple[Any, ...]] | None = None) -> None:
+        self.uuid, self.parentUuid, self.type = (values[index] for index in _PICK_OWN)
+        context = tuple(values[index] for index in _PICK_CONTEXT)
+        self._context = context if contexts is None else contexts.setdefault(context, context)
+        # _uses is None for a line without a message object.
+        self._message_id, self._uses, self._results = message if message is not None else (None, None, ())
+
+    @property
+    def message(self) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]] | None:
+        return None if self._uses is None else (self._message_id, self._uses, self._results)
 
     def get(self, key: str, default: Any = None) -> Any:
-        if key in _OUTLINE_KEY_SET:
+        at = _CONTEXT_AT.get(key)
+        if at is not None:
+            value = self._context[at]
+        elif key in _OWN_KEYS:
             value = getattr(self, key)
-            return default if value is None else value
-        if key == "message" and self.message is not None:
-            return self._message()
-        return default
+        else:
+            return self._message() if key == "message" and self._uses is not None else default
+        return default if value is None else value
 
     def __getitem__(self, key: str) -> Any:
         value = self.get(key)
@@ -61,7 +76,7 @@ class Outline:
         return value
 
     def keys(self) -> list[str]:
-        return [key for key in self.__slots__ if getattr(self, key) is not None]
+        return [key for key in (*OUTLINE_KEYS, "message") if self.get(key) is not None]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Outline):
@@ -75,9 +90,8 @@ class Outline:
 
     def _message(self) -> dict[str, Any]:
         """The message as far as the outline knows it (a line that changed since it was read)."""
-        message_id, uses, results = self.message
-        return {"id": message_id, "content": [{"type": "tool_use", "id": use} for use in uses]
-                + [{"type": "tool_result", "tool_use_id": result} for result in results]}
+        return {"id": self._message_id, "content": [{"type": "tool_use", "id": use} for use in self._uses]
+                + [{"type": "tool_result", "tool_use_id": result} for result in self._results]}
 
 
 Line = Outline | dict[str, Any]  # an outline, or the whole line (what the outline was made from)
@@ -90,6 +104,7 @@ def outlines(rows: Iterable[Row]) -> list[Row]:
     result's tool_use_id, a split response's message id on each line)."""
     kept = []
     ids: dict[str, str] = {}
+    contexts: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     one, intern = ids.setdefault, sys.intern
     for number, obj in rows:
         get = obj.get
@@ -97,7 +112,7 @@ def outlines(rows: Iterable[Row]) -> list[Row]:
                   else intern(value) if shared and len(value) < 200 else one(value, value)
                   for key, shared in _KEYS_SHARED]
         message = get("message")
-        kept.append((number, Outline(values, _message_outline(message, one) if isinstance(message, dict) else None)))
+        kept.append((number, Outline(values, _message_outline(message, one) if isinstance(message, dict) else None, contexts)))
     return kept
 
 
@@ -123,9 +138,9 @@ def response_key(number: int, obj: Line) -> object | None:
     """What StepBuilder.assistant makes one step of an assistant line by (its message id,
     else its uuid, else its line number); None for a line without a message object."""
     if isinstance(obj, Outline):
-        if obj.message is None:
+        if obj._uses is None:
             return None
-        message_id = obj.message[0]
+        message_id = obj._message_id
     else:
         message = obj.get("message")
         if not isinstance(message, dict):
@@ -147,7 +162,7 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
         if isinstance(uuid, str):
             by_uuid[uuid] = obj
     _splice_retries(rows, by_uuid)
-    messages = [(n, obj) for n, obj in rows if obj.get("type") in MESSAGE_KINDS and isinstance(obj.get("uuid"), str)]
+    messages = [row for row in rows if row[1].get("type") in MESSAGE_KINDS and isinstance(row[1].get("uuid"), str)]
     if not messages:
         return set()
     # The conversation is the path to the file's last line, system lines (API errors) included.
@@ -199,10 +214,13 @@ def _splice_retries(rows: list[Row], by_uuid: dict[str, Line]) -> None:
     the last line of that reply written before it (what descends from the shared parent, retry
     lines left out); `by_uuid` gets the retry with that parent, the rows keep what the log says.
     """
+    retries = [index for index, (_, obj) in enumerate(rows)
+               if obj.get("type") == "system" and obj.get("subtype") == "api_error" and isinstance(obj.get("uuid"), str)]
+    if not retries:
+        return  # most logs: no index of every line needed
     line_of = {obj["uuid"]: index for index, (_, obj) in enumerate(rows) if isinstance(obj.get("uuid"), str)}
-    for index, (_, obj) in enumerate(rows):
-        if obj.get("type") != "system" or obj.get("subtype") != "api_error" or not isinstance(obj.get("uuid"), str):
-            continue
+    for index in retries:
+        obj = rows[index][1]
         parent = parent_of(obj)
         start = line_of.get(parent) if parent else None
         if start is None or start >= index:
@@ -258,7 +276,7 @@ def _end(uuid: str, main: set[str], by_uuid: dict[str, Line], memo: dict[str, tu
 
 def _message_id(obj: Line) -> str | None:
     if isinstance(obj, Outline):
-        value = obj.message[0] if obj.message else None
+        value = obj._message_id
     else:
         message = obj.get("message")
         value = message.get("id") if isinstance(message, dict) else None
@@ -268,14 +286,14 @@ def _message_id(obj: Line) -> str | None:
 def tool_uses(obj: Line) -> tuple[Any, ...]:
     """The ids the line's tool_use blocks give (None for a block without one)."""
     if isinstance(obj, Outline):
-        return obj.message[1] if obj.message else ()
+        return obj._uses or ()
     return tuple(block.get("id") for block in _blocks(obj) if block.get("type") == "tool_use")
 
 
 def tool_results(obj: Line) -> tuple[Any, ...]:
     """The tool_use ids the line's tool_result blocks answer (None for a block without one)."""
     if isinstance(obj, Outline):
-        return obj.message[2] if obj.message else ()
+        return obj._results
     return tuple(block.get("tool_use_id") for block in _blocks(obj) if block.get("type") == "tool_result")
 
 
