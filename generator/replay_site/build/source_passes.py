@@ -21,7 +21,7 @@ from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, views
 from replay_site.pages.render import PageNav, Renderer
 from replay_site.readers import SessionSource, registry
-from replay_site.redact import count_secrets
+from replay_site.redact import STEPS_AT_ONCE, count_secrets
 from replay_site.store.cache import file_states, same_readings, with_digests
 from replay_site.store.file_state import FileState
 from replay_site.store.publish import PublishError
@@ -81,6 +81,10 @@ def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, s
     return SourceRead(summaries, problems, picker, states, kept)
 
 
+# Whole pages, about as many steps as redaction takes at once.
+_PART_STEPS = max(1, STEPS_AT_ONCE // paging.PAGE_STEPS) * paging.PAGE_STEPS
+
+
 def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: dict[str, str]) -> SourceRead | None:
     """Pass 1 for a source whose reader gives its one session out as it reads (load.StreamedRead):
     its pages spooled as they are cut, its summary and digest gathered from each step on the
@@ -88,20 +92,23 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
     texts. None when the source is not streamed, or would not come out as a whole reading
     gives it (NotTheSame): then it is read whole."""
     before = file_states(source.files)
-    states = with_digests(before) if before else None
     writer = None
     try:
         read = stream_source(source, options.reading)
         if read is None:
             return None
+        # After the first look at the lines (outlines), but the states are dropped below
+        # unless the files are still what they were before it.
+        states = with_digests(before) if before else None
         writer = SpoolWriter(path)
         figures: list[StepFigures] = []
         folded = views.StepFolds()
-        for page in read.parts(paging.PAGE_STEPS):
-            for step in page:
+        for part in read.parts(_PART_STEPS):
+            for step in part:
                 figures.append(StepFigures(step))
                 folded.add(step)
-            writer.page(page)
+            for page in paging.pages_of(part):
+                writer.page(page)
         session = read.session()
     except Exception:  # NotTheSame, a reader's failure, a step that does not pickle: as a whole reading meets it
         if writer is not None:
