@@ -110,21 +110,21 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
             for page in paging.pages_of(part):
                 writer.page(page)
         session = read.session()
-    except Exception:  # NotTheSame, a reader's failure, a step that does not pickle: as a whole reading meets it
+        if states is None or file_states(source.files) != before:
+            states = None
+        slug = page_slug(session, session.source)
+        href = f"sessions/{slug}.html"  # its own page, and its family's
+        session.steps = figures
+        summary = summarize(session, agents.get(session.format, session.format), href, href, folded.ledger.ledger())
+        whole = views.digest(session, summary, folded=folded)
+        session.steps = []
+        writer.session(session, whole)
+        spooled = writer.close()
+    except Exception:  # NotTheSame, a reader's failure, a step that does not pickle, a full disk: as a whole reading meets it
         if writer is not None:
             writer.abandon()
         return None
-    if states is None or file_states(source.files) != before:
-        states = None
-    slug = page_slug(session, session.source)
-    page, family = f"sessions/{slug}.html", f"sessions/{slug}.html"
-    session.steps = figures
-    summary = summarize(session, agents.get(session.format, session.format), page, family, folded.ledger.ledger())
-    whole = views.digest(session, summary, folded=folded)
-    session.steps = []
-    writer.session(session, whole)
-    picker = ComparePicker(options.compare)
-    return SourceRead([summary], list(session.problems), picker, states, writer.close())
+    return SourceRead([summary], list(session.problems), ComparePicker(options.compare), states, spooled)
 
 
 _Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
