@@ -51,7 +51,10 @@ class Outline:
                  contexts: dict[tuple[Any, ...], tuple[Any, ...]] | None = None) -> None:
         self.uuid, self.parentUuid, self.type = (values[index] for index in _PICK_OWN)
         context = tuple(values[index] for index in _PICK_CONTEXT)
-        self._context = context if contexts is None else contexts.setdefault(context, context)
+        try:
+            self._context = context if contexts is None else contexts.setdefault(context, context)
+        except TypeError:  # a damaged line's value is a list or an object: not shared
+            self._context = context
         # _uses is None for a line without a message object.
         self._message_id, self._uses, self._results = message if message is not None else (None, None, ())
 
