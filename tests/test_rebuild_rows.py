@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 import orjson
 import pytest
-from test_incremental import calls_of, logs, snapshot  # noqa: F401 - the fixture
+from test_incremental import calls_of, glue_and_gptme_logs, snapshot
 
 from replay_site.build import pipeline as site
 from replay_site.pages.render import themes_dir
@@ -18,6 +18,11 @@ from replay_site.store.states import cache_path
 ROW_TEMPLATES = ("_index_row.html", "_files_row.html")
 STALE = "STALE-ROW-FROM-THE-MEMO"
 APPENDED = '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n'
+
+
+@pytest.fixture
+def logs(tmp_path) -> Path:
+    return glue_and_gptme_logs(tmp_path / "logs")
 
 
 @pytest.fixture
