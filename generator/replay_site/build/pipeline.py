@@ -47,6 +47,7 @@ from replay_site.store.cache import (
 )
 from replay_site.store.detections import DetectionMemory
 from replay_site.store.file_state import FileState, states_to_json
+from replay_site.store.fragments import FragmentMemo
 from replay_site.store.states import (
     Listing,
     attach_digests,
@@ -180,25 +181,29 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     unchanged = not (stale or tasks or options.compare) and cache.same_sources() and on_disk
     site_files = unchanged_outputs(out, cache.key) if unchanged else None
     if site_files is None or not writer.keep(sorted(site_files)):
-        _write_site_files(writer, result, picker, options)
+        rows = FragmentMemo(cache_path(out, "rows.json"), cache.key, options.incremental) if on_disk else None
+        _write_site_files(writer, result, picker, options, rows)
+        if rows:
+            rows.save()
     writer.finish()
     cache.save()
     _record_site(out, result, started_ns, inputs, len(roots), listing, writer.written, options, cache)
     return result
 
 
-def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions) -> None:
+def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions,
+                      rows: FragmentMemo | None) -> None:
     """The files made from all sessions together: assets, comparisons, index, sessions.json and
-.csv, files.html, search."""
+.csv, files.html, search; the rows of the index and files.html rendered once, then taken from `rows`."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
-    for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs):
+    for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs, rows):
         writer.write(name, html)
     writer.write("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
     writer.write("sessions.csv", sessions_csv(result.summaries))
-    writer.write("files.html", renderer.files_page(changed_files(result.summaries)))
+    writer.write("files.html", renderer.files_page(changed_files(result.summaries), rows))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.write(name, data)

@@ -9,11 +9,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import jinja2
+import orjson
 from markupsafe import Markup
 
 from replay_site import __version__
@@ -144,20 +146,24 @@ class Renderer:
         return self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
 
     def index_pages(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = (),
-                    inputs: Inputs | None = None) -> Iterator[tuple[str, str]]:
+                    inputs: Inputs | None = None, rows: Fragments | None = None) -> Iterator[tuple[str, str]]:
         """The index, a page of paging.INDEX_ROWS sessions at a time (paging.index_path), each
         with the totals over all of them and the account of what was read; the charts and the
         project breakdown only on the first (they are a large part of a page, and the same on
-        every one)."""
+        every one). Each session's row is rendered on its own (_index_row.html), or taken from
+        `rows` when a build rendered it from the same summary."""
         template = self.env.get_template("index.html")
         day_charts = charts.day_charts(figures.by_day)
         pages = paging.index_page_count(len(summaries))
         projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
         inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
+        row_html = [self._fragment(rows, "_index_row.html", [has_project, summary], lambda summary=summary: {"s": summary,
+                                   "has_project": has_project}) for summary in summaries]
         for page in range(1, pages + 1):
             yield paging.index_path(page), template.render(
                 root="",
+                row_html=row_html[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
                 summaries=summaries,  # every session: a theme's own index may use them
                 has_project=has_project,
                 projects=projects if page == 1 else [],
@@ -171,9 +177,25 @@ class Renderer:
                 comparisons=comparisons,
             )
 
-    def files_page(self, files: list[ChangedFile]) -> str:
-        """files.html: every file a session changed, with its sessions and steps."""
-        return self.env.get_template("files.html").render(root="", rows=views_audit.files_page_rows(files))
+    def files_page(self, files: list[ChangedFile], rows: Fragments | None = None) -> str:
+        """files.html: every file a session changed, with its sessions and steps; each file's row
+        rendered on its own (_files_row.html), or taken from `rows` when a build rendered it from the same inputs."""
+        row_html = [self._fragment(rows, "_files_row.html", views_audit.row_inputs(entry),
+                                   lambda entry=entry: {"row": views_audit.files_page_row(entry)}) for entry in files]
+        return self.env.get_template("files.html").render(root="", row_html=row_html)
+
+    def _fragment(self, kept: Fragments | None, name: str, inputs: object, context: Callable[[], dict]) -> Markup:
+        """Template `name` rendered with `context()`, whose every value comes from `inputs`
+        (plain data, with dataclasses): from `kept` when it holds a rendering of the same
+        inputs, which are all a key needs (`kept` itself is only ever of this code, theme and settings)."""
+        if kept is None:
+            return Markup(self.env.get_template(name).render(**context()))
+        key = hashlib.sha1(name.encode() + b"\0" + orjson.dumps(inputs)).hexdigest()
+        html = kept.get(key)
+        if html is None:
+            html = self.env.get_template(name).render(**context())
+        kept[key] = html
+        return Markup(html)
 
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline
@@ -236,6 +258,14 @@ class Renderer:
         if "</" in css or "</" in js:
             raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
+
+
+class Fragments(Protocol):
+    """Rendered rows kept between builds, by a digest of their template and inputs (store/fragments.py)."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def __setitem__(self, key: str, html: str) -> None: ...
 
 
 @dataclass
