@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -110,15 +110,21 @@ def die_with_parent(build: int) -> None:
 
 class WorkerPool(ProcessPoolExecutor):
     """A process pool whose workers die with this process, and which, left by an exception
-    (Ctrl-C, a write error), kills its workers instead of waiting for their tasks."""
+    (Ctrl-C, a write error), kills its workers instead of waiting for their tasks.
 
-    def __init__(self, workers: int, mp_context) -> None:
+    This process is one of the `processes` that run tasks (`map`): it would otherwise only
+    wait for the workers' answers, and each process holds its own copy of whatever it writes
+    to, so one worker fewer is one working set fewer in the build's memory (on the medium
+    benchmark corpus, 2 processes: tree PSS 115 -> ... MiB), for the same number of cores used."""
+
+    def __init__(self, processes: int, mp_context) -> None:
         self._helpers_before = _helpers_running()  # the pool's queues start the tracker
         forked_here = mp_context.get_start_method() == "fork"
         self._thaw = forked_here and gc.get_freeze_count() == 0  # what to give back to the collector after
         if forked_here:
             load_shared()
-        super().__init__(workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
+        self._workers = processes - 1
+        super().__init__(self._workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
         if forked_here:  # every worker now, before this process starts any thread (a progress bar's)
             with _sigint_blocked():
                 self._start_executor_manager_thread()
@@ -126,6 +132,49 @@ class WorkerPool(ProcessPoolExecutor):
     def submit(self, *args, **kwargs):
         with _sigint_blocked():
             return super().submit(run_then_release, *args, **kwargs)
+
+    def map(self, function, items):  # noqa: A003 (the executors' common interface)
+        """`function` over `items`, the results in the items' order as they come. The workers
+        and this process each take the next item nobody has taken whenever they are free, so
+        one long item holds up neither: a thread keeps every worker two items deep (the second
+        waits in its queue, so it never idles between items) while this process runs items
+        itself between handing on results."""
+        items = list(items)
+        results: list[Future | None] = [None] * len(items)
+        taking = _Taker(len(items))
+        feeder = threading.Thread(target=self._feed, args=(function, items, results, taking),
+                                  daemon=True, name="worker-feeder")
+        feeder.start()
+        handed = 0
+        try:
+            while (index := taking.next()) is not None:
+                results[index] = _done(run_then_release, function, items[index])
+                while handed < len(items) and results[handed] is not None and results[handed].done():
+                    yield results[handed].result()
+                    results[handed], handed = None, handed + 1
+            for index in range(handed, len(items)):  # every item is taken, so each has its future
+                yield results[index].result()
+                results[index] = None
+        except BaseException:  # a failed item, Ctrl-C, or the consumer stopped early
+            taking.stop()  # the feeder ends once its workers' items have (__exit__ kills them)
+            raise
+        feeder.join()  # at once: its last futures are done
+
+    def _feed(self, function, items, results: list[Future | None], taking: _Taker) -> None:
+        running: set[Future] = set()
+        while True:
+            while len(running) < 2 * self._workers:
+                with taking.lock:  # the future is in place before map can see every item taken
+                    if (index := taking.next_locked()) is None:
+                        break
+                    try:
+                        results[index] = future = self.submit(function, items[index])
+                    except RuntimeError:  # shut down or broken: the build is stopping, and map raises
+                        return
+                running.add(future)
+            if not running:
+                return
+            running = wait(running, return_when=FIRST_COMPLETED)[1]
 
     def __exit__(self, exc_type, exc, traceback):
         try:
@@ -146,6 +195,36 @@ class WorkerPool(ProcessPoolExecutor):
         for process in processes:
             process.join(1)
         return False
+
+
+class _Taker:
+    """Hands out the indexes 0..count-1, each once, to the threads that ask (WorkerPool.map)."""
+
+    def __init__(self, count: int) -> None:
+        self.lock = threading.Lock()
+        self._next, self._count = 0, count
+
+    def next(self) -> int | None:
+        with self.lock:
+            return self.next_locked()
+
+    def next_locked(self) -> int | None:
+        if self._next >= self._count:
+            return None
+        self._next += 1
+        return self._next - 1
+
+    def stop(self) -> None:
+        """No more indexes for anyone (map ended early: its consumer raised or stopped)."""
+        with self.lock:
+            self._next = self._count
+
+
+def _done(function, *args) -> Future:
+    """`function(*args)` run here, as a finished future (an exception is raised right away)."""
+    future = Future()
+    future.set_result(function(*args))
+    return future
 
 
 @contextmanager
