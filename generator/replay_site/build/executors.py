@@ -169,7 +169,8 @@ class WorkerPool(ProcessPoolExecutor):
                         break
                     try:
                         results[index] = future = self.submit(function, items[index])
-                    except RuntimeError:  # shut down or broken: the build is stopping, and map raises
+                    except RuntimeError as error:  # shut down or broken: map raises it in its turn
+                        results[index] = _failed(error)
                         return
                 running.add(future)
             if not running:
@@ -220,10 +221,21 @@ class _Taker:
             self._next = self._count
 
 
-def _done(function, *args) -> Future:
-    """`function(*args)` run here, as a finished future (an exception is raised right away)."""
+def _failed(error: BaseException) -> Future:
     future = Future()
-    future.set_result(function(*args))
+    future.set_exception(error)
+    return future
+
+
+def _done(function, *args) -> Future:
+    """`function(*args)` run here, as a finished future: its error too waits for its turn,
+    as a worker's does (Ctrl-C does not wait)."""
+    try:
+        result = function(*args)
+    except Exception as error:  # noqa: BLE001 (raised by map in its turn)
+        return _failed(error)
+    future = Future()
+    future.set_result(result)
     return future
 
 
