@@ -184,6 +184,7 @@ class WorkerPool(ProcessPoolExecutor):
             _stop_helpers(self._helpers_before)
             if self._thaw:  # what this process froze for its forked workers
                 gc.unfreeze()
+            _release_shared()
 
     def _stop_workers(self, exc_type, exc, traceback):
         if exc_type is None:
@@ -349,6 +350,18 @@ def load_shared() -> None:
             pass
     gc.collect()  # garbage frozen now would never be collected
     gc.freeze()
+
+
+def _release_shared() -> None:
+    """What only the passes need goes when they end: the scanner's catalogue, the largest part
+    of load_shared's, so that the site-wide files (the index, search, sessions.json of every
+    session, all in this process) are made beside the modules alone (large benchmark corpus:
+    this process's peak ... MiB). A --compare page loads it again. Only after a pool: a small
+    build keeps it for the next build in the same process."""
+    from replay_site.redact.detect import release_scanner
+
+    release_scanner()
+    release_freed_memory()
 
 
 @contextmanager
