@@ -8,10 +8,10 @@ worker holds its pipe: so the watchdog watches the build itself. A build killed 
 workers gone, the fork server and the resource tracker exit too. Ctrl-C
 is the parent's to handle: it stops the workers at once instead of waiting for their tasks.
 
-`executor_for` decides how many workers a build gets, from the bytes it has to read: none
-(`InlineExecutor`, this process) for small builds, else a pool of workers forked from the
-build itself once it has loaded what they all need (or, when the build runs other threads,
-from a fork server that has).
+`executor_for` decides how many processes a build's tasks get, from the bytes it has to
+read: this one alone (`InlineExecutor`) for small builds, else this one beside a pool of
+workers forked from it once it has loaded what they all need (or, when the build runs other
+threads, from a fork server that has).
 """
 from __future__ import annotations
 
@@ -114,8 +114,8 @@ class WorkerPool(ProcessPoolExecutor):
 
     This process is one of the `processes` that run tasks (`map`): it would otherwise only
     wait for the workers' answers, and each process holds its own copy of whatever it writes
-    to, so one worker fewer is one working set fewer in the build's memory (on the medium
-    benchmark corpus, 2 processes: tree PSS 115 -> ... MiB), for the same number of cores used."""
+    to, so one worker fewer is one working set fewer in the build's memory (the medium
+    benchmark corpus with 2 processes: peak tree PSS 111 -> 97 MiB), for the same cores used."""
 
     def __init__(self, processes: int, mp_context) -> None:
         self._helpers_before = _helpers_running()  # the pool's queues start the tracker
@@ -133,7 +133,7 @@ class WorkerPool(ProcessPoolExecutor):
         with _sigint_blocked():
             return super().submit(run_then_release, *args, **kwargs)
 
-    def map(self, function, items):  # noqa: A003 (the executors' common interface)
+    def map(self, function, items):
         """`function` over `items`, the results in the items' order as they come. The workers
         and this process each take the next item nobody has taken whenever they are free, so
         one long item holds up neither: a thread keeps every worker two items deep (the second
@@ -301,13 +301,13 @@ _fork_server_owner: int | None = None
 
 
 def executor_for(jobs: int, work_bytes: int, sources: int):
-    """Workers for the build: `jobs` when given, else as many as the bytes to read pay for
-    (never more than sources to read, nor than cores)."""
-    workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
+    """Processes for the build's tasks, this one included: `jobs` when given, else as many as
+    the bytes to read pay for (never more than sources to read, nor than cores)."""
+    processes = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
     release_freed_memory()  # discovery's file heads, before the long part of the build
-    if workers <= 1:
+    if processes <= 1:
         return InlineExecutor()
-    return WorkerPool(workers, _worker_context())
+    return WorkerPool(processes, _worker_context())
 
 
 def _worker_context():
@@ -355,9 +355,9 @@ def load_shared() -> None:
 def _release_shared() -> None:
     """What only the passes need goes when they end: the scanner's catalogue, the largest part
     of load_shared's, so that the site-wide files (the index, search, sessions.json of every
-    session, all in this process) are made beside the modules alone (large benchmark corpus:
-    this process's peak ... MiB). A --compare page loads it again. Only after a pool: a small
-    build keeps it for the next build in the same process."""
+    session, all in this process) are made without it (3,000 small sessions: that part's peak
+    129 -> 100 MiB). A --compare page loads it again. Only after a pool: a small build keeps
+    it for the next build in the same process."""
     from replay_site.redact.detect import release_scanner
 
     release_scanner()
