@@ -1,11 +1,18 @@
 """Worker processes change nothing but the time: a build with two workers writes the same
-bytes as a build in one process."""
+bytes as a build in one process. The build process runs items itself beside its workers
+(executors.WorkerPool.map), and hands on every result, or an item's error, in the items' order."""
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
+import time
 from pathlib import Path
 
+import pytest
+
 from replay_site.build import pipeline as site
+from replay_site.build.executors import WorkerPool
 
 DATA = Path(__file__).parent / "data"
 
@@ -34,3 +41,26 @@ def test_rendering_leaves_frozen_objects_frozen(tmp_path):
         assert gc.get_freeze_count() > frozen // 2 and gc.get_threshold() == thresholds
     finally:
         gc.unfreeze()
+
+
+def square_where(item: int) -> tuple[int, int]:
+    time.sleep(0.02)  # long enough that the worker and this process both take items
+    if item == 13:
+        raise ValueError("item 13")
+    return item * item, os.getpid()
+
+
+def test_the_build_process_runs_items_beside_its_worker():
+    with WorkerPool(2, multiprocessing.get_context("fork")) as pool:
+        results = list(pool.map(square_where, range(12)))
+    assert [square for square, _ in results] == [item * item for item in range(12)]
+    # two processes ran the items: this one and the pool's one worker
+    assert {pid for _, pid in results} - {os.getpid()} and os.getpid() in {pid for _, pid in results}
+
+
+def test_an_items_error_reaches_the_caller_after_the_results_before_it():
+    handed = []
+    with pytest.raises(ValueError, match="item 13"), WorkerPool(2, multiprocessing.get_context("fork")) as pool:
+        for square, _ in pool.map(square_where, range(20)):
+            handed.append(square)
+    assert handed == [item * item for item in range(13)]

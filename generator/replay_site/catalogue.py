@@ -34,6 +34,16 @@ def load_scanner():
         return _load_scanner()
 
 
+def release_scanner() -> None:
+    """Drop this process's catalogue, for a process done redacting: its ~25 MiB go back to
+    the system at the next malloc_trim (executors.release_freed_memory). Asked for again, it
+    loads again (~0.3 s from kingfisher's disk cache)."""
+    global _STARTED
+    with _SCANNER_LOCK:
+        _load_scanner.cache_clear()
+        _STARTED = False
+
+
 def start_scanner() -> None:
     """Begin loading the catalogue in a thread, for a process about to redact: the loading
     runs outside the GIL, so imports, reading and pricing go on meanwhile (a rebuild after
