@@ -119,6 +119,7 @@ class WorkerPool(ProcessPoolExecutor):
         if forked_here:
             load_shared()
         super().__init__(workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
+        self.workers = workers
         if forked_here:  # every worker now, before this process starts any thread (a progress bar's)
             with _sigint_blocked():
                 self._start_executor_manager_thread()
@@ -184,6 +185,8 @@ class InlineExecutor:
     """The executor interface, run in this process: for one job, and small builds where
     starting worker processes costs more than it saves."""
 
+    workers = 1
+
     def __enter__(self):
         return self
 
@@ -213,6 +216,11 @@ def executor_for(jobs: int, work_bytes: int, sources: int):
     (never more than sources to read, nor than cores)."""
     workers = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
     release_freed_memory()  # discovery's file heads, before the long part of the build
+    return executor_of(workers)
+
+
+def executor_of(workers: int):
+    """`workers` worker processes, or this process for one."""
     if workers <= 1:
         return InlineExecutor()
     return WorkerPool(workers, _worker_context())
