@@ -3,7 +3,11 @@ bytes as a build in one process."""
 from __future__ import annotations
 
 import gc
+import tempfile
 from pathlib import Path
+
+import pytest
+from gen_long_session import write_long_claude_session
 
 from replay_site.build import pipeline as site
 
@@ -34,3 +38,74 @@ def test_rendering_leaves_frozen_objects_frozen(tmp_path):
         assert gc.get_freeze_count() > frozen // 2 and gc.get_threshold() == thresholds
     finally:
         gc.unfreeze()
+
+
+LONG_STEPS = 2_000  # 10 pages: shared among two workers as 4 ranges of pages, among three as 5
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory) -> Path:
+    return write_long_claude_session(tmp_path_factory.mktemp("long") / "-home-dev-long" / "long.jsonl", LONG_STEPS)
+
+
+def ranges_planned(monkeypatch) -> list[list]:
+    """The page ranges each build's pass 2 planned (pipeline._pass_two runs in the build's process)."""
+    planned: list[list] = []
+    original = site._pass_two
+
+    def recording(*args):
+        ranges, executor = original(*args)
+        planned.append(ranges)
+        return ranges, executor
+
+    monkeypatch.setattr(site, "_pass_two", recording)
+    return planned
+
+
+def test_a_long_sessions_pages_written_by_range_in_several_workers_are_the_same_bytes(tmp_path, long_log, monkeypatch):
+    planned = ranges_planned(monkeypatch)
+    sites = {}
+    for jobs in (1, 2, 3):
+        sites[jobs] = tmp_path / f"j{jobs}"
+        site.build([DATA / "glue", long_log], sites[jobs], site.BuildOptions(jobs=jobs, incremental=False))
+    # one process writes the session whole; two workers share its 10 pages as 4 ranges, three as 5
+    assert [[(r.pages.start, r.pages.stop) for r in ranges] for ranges in planned] == [
+        [], [(1, 3), (3, 6), (6, 8), (8, 11)], [(1, 3), (3, 5), (5, 7), (7, 9), (9, 11)]]
+    pages = snapshot(sites[1])
+    slug = planned[1][0].nav.slug
+    # every page, its search shard and word list (both gathered from the ranges' parts)
+    assert {f"sessions/{slug}/{k}.html" for k in range(2, 11)} | {f"assets/search/{slug}.js", f"assets/search/{slug}.terms"} <= set(pages)
+    assert snapshot(sites[2]) == pages
+    assert snapshot(sites[3]) == pages
+
+
+def test_a_range_the_renderer_fails_on_turns_only_its_session_into_its_notice_page(tmp_path, long_log, monkeypatch):
+    from replay_site.pages import views
+
+    planned = ranges_planned(monkeypatch)
+    original = views.page_view
+
+    def failing_on_page_7(whole, layout, page, *rest):
+        if page == 7:  # in the third of the four ranges two workers write
+            raise ValueError("simulated renderer bug")
+        return original(whole, layout, page, *rest)
+
+    monkeypatch.setattr(views, "page_view", failing_on_page_7)  # the workers are forked with it
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the spool folder goes
+    (tmp_path / "tmp").mkdir()
+    sites, results = {}, {}
+    for jobs in (1, 2):
+        sites[jobs] = tmp_path / f"j{jobs}"
+        results[jobs] = site.build([DATA / "glue", long_log], sites[jobs], site.BuildOptions(jobs=jobs, incremental=False))
+    assert len(planned[1]) == 4
+    slug = planned[1][0].nav.slug
+    pages = snapshot(sites[1])
+    assert snapshot(sites[2]) == pages
+    for result in results.values():
+        (failed,) = [str(p) for p in result.problems if "could not be rendered" in p.message]
+        assert "simulated renderer bug" in failed and "long.jsonl" in failed
+    # the session is its notice page alone: no other page, no side file, no search shard
+    assert [name for name in pages if slug in name] == [f"sessions/{slug}.html"]
+    assert "simulated renderer bug" in pages[f"sessions/{slug}.html"].decode()
+    assert len([name for name in pages if name.startswith("sessions/")]) > 1  # the glue sessions' pages
+    assert not list((tmp_path / "tmp").iterdir())  # the spool and the ranges' shard parts removed
