@@ -40,6 +40,10 @@ RANGES_PER_WORKER = 2
 # this many pages are to be written by range (~0.7 s of rendering; forking two workers from
 # the build costs a few hundredths of that).
 MIN_POOL_PAGES = 10
+# A source this large is likely to hold such a session (a generated Claude Code log holds
+# ~3,000 steps in 8 MiB, real ones fewer): its workers are started before it is read, and make
+# ready to render meanwhile (warm_up).
+LONG_SOURCE_BYTES = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,11 @@ def gather(writer: FolderWriter, ranges: Iterable[PageRange], done: Iterable[Ran
         for task, _ in session:
             Path(task.part).unlink(missing_ok=True)
         yield first.spooled, written, problems
+
+
+def warm_up(options: BuildOptions) -> None:
+    """A worker's first task, while the build reads: load what its first page would."""
+    renderer_for(options.theme, options.title, pricing_source(options.prices)).warm_up()
 
 
 def split_workers(jobs: int, workers: int) -> int:

@@ -27,7 +27,16 @@ from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker, write_comparisons
 from replay_site.build.executors import InlineExecutor, executor_for, executor_of
 from replay_site.build.order import navigation, site_order
-from replay_site.build.page_ranges import MIN_POOL_PAGES, PageRange, gather, page_ranges, split_workers, write_page_range
+from replay_site.build.page_ranges import (
+    LONG_SOURCE_BYTES,
+    MIN_POOL_PAGES,
+    PageRange,
+    gather,
+    page_ranges,
+    split_workers,
+    warm_up,
+    write_page_range,
+)
 from replay_site.build.source_passes import SourcePages, read_and_summarize, renderer_for, write_source_pages
 from replay_site.costs import pricing_source
 from replay_site.discover import discover, pick_readers
@@ -135,8 +144,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             stale.append(index)
         else:
             per_source.append(_SourceState(*cached))
+    stale_bytes = [_bytes_of([sources[i]]) for i in stale]
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
-            _executor(options, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+            _executor(options, sum(stale_bytes), len(stale)) as pool, \
+            _page_workers(options, pool, max(stale_bytes, default=0)) as page_pool:
         for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
             tick()
         if stale and options.redact and isinstance(pool, InlineExecutor):
@@ -168,7 +179,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                 continue
             cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
-        ranges, executor = _pass_two(pool, options, tasks, per_source)
+        ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
         with executor as pass_two:
             # the ranges first: a long session's pages are the longest work
             written_by_range = pass_two.map(partial(write_page_range, options=options, out=writer.root), ranges)
@@ -272,12 +283,27 @@ class _SourceState:
     fresh: bool = False  # read in this build
 
 
-def _pass_two(pool, options: BuildOptions, tasks: list[tuple[int, dict]], per_source: list[_SourceState]):
+def _page_workers(options: BuildOptions, pool, largest: int):
+    """Workers for pass 2 started before pass 1, when this process is to read (-j 0, little to
+    read) a source large enough to hold a session worth sharing by page range: they make
+    ready to render (page_ranges.warm_up) on the cores idle while this process reads."""
+    if options.scheduler or options.jobs != 0 or pool.workers > 1 or largest < LONG_SOURCE_BYTES:
+        return nullcontext(None)
+    workers = split_workers(options.jobs, pool.workers)
+    page_pool = executor_of(workers)
+    for _ in range(page_pool.workers):
+        page_pool.submit(warm_up, options)
+    return page_pool
+
+
+def _pass_two(pool, page_pool, options: BuildOptions, tasks: list[tuple[int, dict]], per_source: list[_SourceState]):
     """The ranges of long sessions' pages to write apart (page_ranges.py), and the executor
-    of pass 2: the build's, or, for a build reading in this process (-j 0, little to read),
-    workers started for pages enough to pay for them."""
+    of pass 2: the build's, the workers started for it (_page_workers), or, for a build
+    reading in this process (-j 0, little to read), workers started now for pages enough to
+    pay for them."""
     if options.scheduler:  # a cluster reads the logs again: no spool to read ranges from
         return [], nullcontext(pool)
+    pool = page_pool or pool
     workers = split_workers(options.jobs, pool.workers)
     ranges = [page for index, navs in tasks if (spooled := per_source[index].spooled)
               for page in page_ranges(spooled, per_source[index].summaries, navs, workers)]
