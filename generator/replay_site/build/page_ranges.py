@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import groupby, pairwise
 from pathlib import Path
 
 from replay_site.build import spool
@@ -82,7 +82,7 @@ def page_ranges(spooled: str, summaries: list[SessionSummary], navs: dict[str, t
             continue
         nav, _ = navs[Path(summary.page).stem]
         bounds = [1 + pages * k // count for k in range(count + 1)]
-        for start, stop in zip(bounds, bounds[1:]):
+        for start, stop in pairwise(bounds):
             yield PageRange(spooled, position, range(start, stop), nav, summary)
 
 
