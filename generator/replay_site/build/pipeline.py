@@ -290,6 +290,8 @@ def _page_workers(options: BuildOptions, pool, largest: int):
     if options.scheduler or options.jobs != 0 or pool.workers > 1 or largest < LONG_SOURCE_BYTES:
         return nullcontext(None)
     workers = split_workers(options.jobs, pool.workers)
+    if workers < 2:
+        return nullcontext(None)
     page_pool = executor_of(workers)
     for _ in range(page_pool.workers):
         page_pool.submit(warm_up, options)
@@ -317,7 +319,8 @@ def _pass_two(pool, page_pool, options: BuildOptions, tasks: list[tuple[int, dic
 def _source_pages(source: SessionSource, navs: dict, state: _SourceState, ranges: list[PageRange]) -> SourcePages:
     """The task of pass 2 for one source, without the sessions written by range."""
     apart = {page.position: page.nav.slug for page in ranges if page.spooled == state.spooled}
-    rest = {slug: nav for slug, nav in navs.items() if slug not in apart.values()}
+    by_range = set(apart.values())
+    rest = {slug: nav for slug, nav in navs.items() if slug not in by_range}
     return source, rest, state.spooled, state.states, frozenset(apart)
 
 
