@@ -11,6 +11,7 @@ import pytest
 from gen_long_session import write_long_claude_session
 
 from replay_site.build import pipeline as site
+from replay_site.build import spool
 
 DATA = Path(__file__).parent / "data"
 
@@ -84,18 +85,23 @@ def test_a_long_sessions_pages_written_by_range_in_several_workers_are_the_same_
         assert snapshot(sites[jobs]) == pages, jobs
 
 
-def test_a_range_the_renderer_fails_on_turns_only_its_session_into_its_notice_page(tmp_path, long_log, monkeypatch):
-    from replay_site.pages import views
-
+def test_a_range_that_fails_turns_only_its_session_into_its_notice_page(tmp_path, long_log, monkeypatch):
     planned = ranges_planned(monkeypatch)
-    original = views.page_view
+    recording = site._pass_two
 
-    def failing_on_page_7(whole, layout, page, *rest):
-        if page == 7:  # in the third of the four ranges two workers write
-            raise ValueError("simulated renderer bug")
-        return original(whole, layout, page, *rest)
+    def damaging_page_7(*args):
+        """Page 7's steps damaged in the spool once pass 1 is done (on disk, so whatever way the
+        workers are started): reading them raises where the renderer asks for them, in the
+        third of the four ranges two workers write, or midway through one worker's session."""
+        ranges, executor = recording(*args)
+        (long,) = [state for state in args[-1] if state.summaries and state.summaries[0].steps == LONG_STEPS]
+        with open(long.spooled, "r+b") as stream:
+            ((_, pages),) = spool._index(stream)
+            stream.seek(pages[6])
+            stream.write(b"\0" * 8)
+        return ranges, executor
 
-    monkeypatch.setattr(views, "page_view", failing_on_page_7)  # the workers are forked with it
+    monkeypatch.setattr(site, "_pass_two", damaging_page_7)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the spool folder goes
     (tmp_path / "tmp").mkdir()
     sites, results = {}, {}
@@ -108,9 +114,9 @@ def test_a_range_the_renderer_fails_on_turns_only_its_session_into_its_notice_pa
     assert snapshot(sites[2]) == pages
     for result in results.values():
         (failed,) = [str(p) for p in result.problems if "could not be rendered" in p.message]
-        assert "simulated renderer bug" in failed and "long.jsonl" in failed
+        assert "UnpicklingError" in failed and "long.jsonl" in failed
     # the session is its notice page alone: no other page, no side file, no search shard
     assert [name for name in pages if slug in name] == [f"sessions/{slug}.html"]
-    assert "simulated renderer bug" in pages[f"sessions/{slug}.html"].decode()
+    assert "UnpicklingError" in pages[f"sessions/{slug}.html"].decode()
     assert len([name for name in pages if name.startswith("sessions/")]) > 1  # the glue sessions' pages
     assert not list((tmp_path / "tmp").iterdir())  # the spool and the ranges' shard parts removed
