@@ -55,9 +55,9 @@ def renders(monkeypatch) -> list[str]:
     seen: list[str] = []
     original = Renderer.session_pages
 
-    def counting(self, whole, pages, nav):
+    def counting(self, whole, pages, nav, numbers=None):
         seen.append(nav.slug)
-        return original(self, whole, pages, nav)
+        return original(self, whole, pages, nav, numbers)
 
     monkeypatch.setattr(Renderer, "session_pages", counting)
     return seen

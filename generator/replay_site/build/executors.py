@@ -123,6 +123,7 @@ class WorkerPool(ProcessPoolExecutor):
         self._thaw = forked_here and gc.get_freeze_count() == 0  # what to give back to the collector after
         if forked_here:
             load_shared()
+        self.processes = processes  # that run tasks (map), this one included
         self._workers = processes - 1
         super().__init__(self._workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
         if forked_here:  # every worker now, before this process starts any thread (a progress bar's)
@@ -276,6 +277,8 @@ class InlineExecutor:
     """The executor interface, run in this process: for one job, and small builds where
     starting worker processes costs more than it saves."""
 
+    processes = 1
+
     def __enter__(self):
         return self
 
@@ -305,6 +308,11 @@ def executor_for(jobs: int, work_bytes: int, sources: int):
     the bytes to read pay for (never more than sources to read, nor than cores)."""
     processes = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
     release_freed_memory()  # discovery's file heads, before the long part of the build
+    return executor_of(processes)
+
+
+def executor_of(processes: int):
+    """`processes` that run tasks, this one and processes - 1 workers, or this one alone."""
     if processes <= 1:
         return InlineExecutor()
     return WorkerPool(processes, _worker_context())

@@ -128,17 +128,28 @@ class Renderer:
                     files[f"assets/{path.relative_to(static).as_posix()}"] = path.read_bytes()
         return files
 
-    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav) -> Iterator[tuple[str, str]]:
+    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav,
+                      numbers: range | None = None) -> Iterator[tuple[str, str]]:
         """The files of one session as (site path, text), one page at a time as its steps come
         (`pages`: each page's steps, paging.py), each page followed by the side files of the
         texts cut on it. The first page is `sessions/<slug>.html`, the others
-        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out."""
+        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out. `numbers`:
+        which of the session's pages (from 1) `pages` are, when not all of them (a range
+        rendered on its own: each page depends on the whole session's digest and its own steps only)."""
         layout = views.Layout(nav.slug, whole.steps)
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
-        for number, html in self._session_pages(whole, pages, nav, layout, side, f"assets/search/{nav.slug}.js"):
+        shard = f"assets/search/{nav.slug}.js"
+        for number, html in self._session_pages(whole, pages, nav, layout, side, shard, numbers=numbers):
             yield layout.path(number), html
             for name in sorted(side.files):
                 yield name, side.files.pop(name)
+
+    def warm_up(self) -> None:
+        """Load what the first session page would: its templates, and pygments' table of file
+        names (the first lookup by file name compiles ~1,000 patterns, ~0.4 s)."""
+        self.env.get_template("session.html")
+        self.env.get_template("steps.html")
+        highlight.code("", filename="warm-up.py")
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:
         """What stands in for a session page the renderer failed on: its figures, the error,
@@ -228,18 +239,20 @@ class Renderer:
         return html
 
     def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
-                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> Iterator[tuple[int, str]]:
+                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None,
+                       numbers: range | None = None) -> Iterator[tuple[int, str]]:
         template, steps_template = self.env.get_template("session.html"), self.env.get_template("steps.html")
-        number, running = 0, formatting.RunningCost()
-        for number, steps in enumerate(pages, start=1):
+        numbers = numbers or range(1, layout.pages + 1)
+        number, running = numbers.start - 1, formatting.RunningCost(whole.index.cost_before(numbers.start))
+        for number, steps in enumerate(pages, start=numbers.start):
             page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
             # The steps are rendered on their own and given to the page whole: included, each
             # of the million pieces of their text passed through three generators of the page.
             steps_html = Markup(steps_template.render(page=page))
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline,
                                           steps_html=steps_html)
-        if number != layout.pages:
-            raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
+        if number != numbers.stop - 1:
+            raise ValueError(f"{layout.slug or 'the session'} came with pages of steps up to {number}, not {numbers.stop - 1}")
 
     def markdown_session(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
         """One session (or part) as Markdown, for trackers that take it (session.md)."""

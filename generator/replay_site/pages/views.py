@@ -13,6 +13,7 @@ A standalone page (export) is one page of all steps.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from replay_site.figures.failures import WhatWentWrong, what_went_wrong
 from replay_site.figures.ledger import Ledger, ledger
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import Fact, Problem, PullRequest, Session, Step
+from replay_site.model import CostTotal, Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
 from replay_site.pages.formatting import CostText
 from replay_site.pages.views_pages import Layout, PageLink, PageRanges, StepLink, page_links, page_ranges, relinked_chart
@@ -190,6 +191,12 @@ class SessionIndex:
     checkpoints: list[tuple[int, str]]
     priced: bool  # some step has a price: every step shows the running total
     error_steps: list[int] = field(default_factory=list)  # the numbers of `errors`, for bisecting per page
+    # when priced, the running total before each page's first step: a range of pages rendered
+    # on its own goes on from there (build/session_files.py), the float sums added in order
+    costs_before: list[CostTotal] = field(default_factory=list)
+
+    def cost_before(self, page: int) -> CostTotal | None:
+        return self.costs_before[page - 1] if self.priced else None
 
     def errors_on(self, steps: range) -> list[tuple[int, str]]:
         return _within(self.errors, steps)
@@ -206,15 +213,20 @@ def _within(numbered: list[tuple[int, str]], steps: range) -> list[tuple[int, st
 
 
 def session_index(session: Session) -> SessionIndex:
-    errors, prompts, checkpoints = [], [], []
-    for step in session.steps:
+    errors, prompts, checkpoints, costs_before = [], [], [], []
+    priced, running = session.cost.priced_steps > 0, CostTotal()
+    for position, step in enumerate(session.steps):
+        if priced:
+            if position % paging.PAGE_STEPS == 0:
+                costs_before.append(dataclasses.replace(running))
+            running.add(step.cost, step.model)
         if step.error_count:
             errors.append((step.number, _error_label(step)))
         if step.kind == "user" and not step.collapsed and (step.text or step.title):
             prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             checkpoints.append((step.number, step.checkpoint))
-    return SessionIndex(errors, prompts, checkpoints, session.cost.priced_steps > 0, [number for number, _ in errors])
+    return SessionIndex(errors, prompts, checkpoints, priced, [number for number, _ in errors], costs_before)
 
 
 def _rebase(href: str, page_path: str) -> str:
