@@ -28,10 +28,10 @@ def write(sessions: Iterable[tuple[Session, Any]], path: Path) -> str | None:
             for steps in paging.pages_of(session.steps):
                 writer.page(steps)
             writer.session(dataclasses.replace(session, steps=[], children=[]), whole)
+        return writer.close()
     except (OSError, RecursionError, pickle.PicklingError, TypeError, AttributeError):
         writer.abandon()
         return None  # pass 2 reads the log again, and checks it saw the same bytes
-    return writer.close()
 
 
 class SpoolWriter:
@@ -68,7 +68,10 @@ class SpoolWriter:
         return str(self._path)
 
     def abandon(self) -> None:
-        self._stream.close()
+        try:
+            self._stream.close()
+        except OSError:  # what the failed write left buffered fails again (a full disk, a size limit)
+            pass
         self._path.unlink(missing_ok=True)
 
 
