@@ -142,3 +142,18 @@ def test_a_stream_that_expands_like_a_bomb_is_read_no_further(tmp_path, monkeypa
     read = list(iter_objects(target, problems))
     assert [obj for _, obj in read] == [{"n": n} for n in range(5)]
     assert [(p.message, p.line) for p in problems] == [("zstd stream expands past 10 times its size: the rest of the file is not read", 6)]
+
+
+def test_a_symlink_beside_its_log_is_read_once_under_a_root_reached_through_a_symlink(data, tmp_path):
+    """discover.py resolves only links when the root is its own real path; a root that is not
+    (here a symlinked folder, found directly) has every path resolved, so the log and the link
+    beside it are still one file."""
+    from replay_site.discover import discover
+    shutil.copytree(data / CODEX_DAY, tmp_path / "day")
+    (tmp_path / "day" / "link.jsonl").symlink_to(tmp_path / "day" / CODEX_CHILD)
+    (tmp_path / "alias").symlink_to(tmp_path / "day")
+    found = find_sources(tmp_path / "alias", pick_readers("auto"), [])
+    assert [source.path.name for source in found] == [CODEX_MAIN]
+    assert sorted(path.name for path in found[0].files) == [CODEX_MAIN, CODEX_CHILD]
+    # discover() resolves the root first: the same family, at its real path
+    assert [source.path for source in discover([tmp_path / "alias"], pick_readers("auto"), [])] == [tmp_path / "day" / CODEX_MAIN]

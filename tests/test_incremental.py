@@ -18,12 +18,16 @@ from replay_site.pages.render import Renderer
 DATA = Path(__file__).parent / "data"
 
 
-@pytest.fixture
-def logs(tmp_path) -> Path:
-    folder = tmp_path / "logs"
+def glue_and_gptme_logs(folder: Path) -> Path:
+    """A copy of the Glue and gptme test sessions to change."""
     shutil.copytree(DATA / "glue", folder / "glue")
     shutil.copytree(DATA / "gptme", folder / "gptme")
     return folder
+
+
+@pytest.fixture
+def logs(tmp_path) -> Path:
+    return glue_and_gptme_logs(tmp_path / "logs")
 
 
 def calls_of(monkeypatch, owner, name: str, label) -> list[str]:
@@ -51,9 +55,9 @@ def renders(monkeypatch) -> list[str]:
     seen: list[str] = []
     original = Renderer.session_pages
 
-    def counting(self, whole, pages, nav):
+    def counting(self, whole, pages, nav, numbers=None):
         seen.append(nav.slug)
-        return original(self, whole, pages, nav)
+        return original(self, whole, pages, nav, numbers)
 
     monkeypatch.setattr(Renderer, "session_pages", counting)
     return seen

@@ -1,11 +1,21 @@
 """Worker processes change nothing but the time: a build with two workers writes the same
-bytes as a build in one process."""
+bytes as a build in one process. The build process runs items itself beside its workers
+(executors.WorkerPool.map), and hands on every result, or an item's error, in the items' order."""
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
+import tempfile
+import time
 from pathlib import Path
 
+import pytest
+from gen_long_session import write_long_claude_session
+
 from replay_site.build import pipeline as site
+from replay_site.build import spool
+from replay_site.build.executors import WorkerPool
 
 DATA = Path(__file__).parent / "data"
 
@@ -34,3 +44,106 @@ def test_rendering_leaves_frozen_objects_frozen(tmp_path):
         assert gc.get_freeze_count() > frozen // 2 and gc.get_threshold() == thresholds
     finally:
         gc.unfreeze()
+
+
+def square_where(item: int) -> tuple[int, int]:
+    time.sleep(0.02)  # long enough that the worker and this process both take items
+    if item == 13:
+        raise ValueError("item 13")
+    return item * item, os.getpid()
+
+
+def test_the_build_process_runs_items_beside_its_worker():
+    with WorkerPool(2, multiprocessing.get_context("fork")) as pool:
+        results = list(pool.map(square_where, range(12)))
+    assert [square for square, _ in results] == [item * item for item in range(12)]
+    # two processes ran the items: this one and the pool's one worker
+    assert {pid for _, pid in results} - {os.getpid()} and os.getpid() in {pid for _, pid in results}
+
+
+def test_an_items_error_reaches_the_caller_after_the_results_before_it():
+    handed = []
+    with pytest.raises(ValueError, match="item 13"), WorkerPool(2, multiprocessing.get_context("fork")) as pool:
+        for square, _ in pool.map(square_where, range(20)):
+            handed.append(square)
+    assert handed == [item * item for item in range(13)]
+
+
+LONG_STEPS = 2_000  # 10 pages: shared among two workers as 4 ranges of pages, among three as 5
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory) -> Path:
+    return write_long_claude_session(tmp_path_factory.mktemp("long") / "-home-dev-long" / "long.jsonl", LONG_STEPS)
+
+
+def ranges_planned(monkeypatch) -> list[list]:
+    """The page ranges each build's pass 2 planned (pipeline._pass_two runs in the build's process)."""
+    planned: list[list] = []
+    original = site._pass_two
+
+    def recording(*args):
+        ranges, executor = original(*args)
+        planned.append(ranges)
+        return ranges, executor
+
+    monkeypatch.setattr(site, "_pass_two", recording)
+    return planned
+
+
+def test_a_long_sessions_pages_written_by_range_in_several_workers_are_the_same_bytes(tmp_path, long_log, monkeypatch):
+    planned = ranges_planned(monkeypatch)
+    # -j 0 reads these few MiB in this process, its workers for the pages started meanwhile as
+    # for a log this large (pipeline._page_workers)
+    monkeypatch.setattr(site, "LONG_SOURCE_BYTES", long_log.stat().st_size)
+    sites = {}
+    for jobs in (1, 2, 3, 0):
+        sites[jobs] = tmp_path / f"j{jobs}"
+        site.build([DATA / "glue", long_log], sites[jobs], site.BuildOptions(jobs=jobs, incremental=False))
+    # one process writes the session whole; two workers share its 10 pages as 4 ranges, three as 5
+    assert [[(r.pages.start, r.pages.stop) for r in ranges] for ranges in planned[:3]] == [
+        [], [(1, 3), (3, 6), (6, 8), (8, 11)], [(1, 3), (3, 5), (5, 7), (7, 9), (9, 11)]]
+    assert len(planned[3]) == (0 if os.cpu_count() == 1 else min(5, 2 * os.cpu_count()))
+    pages = snapshot(sites[1])
+    slug = planned[1][0].nav.slug
+    # every page, its search shard and word list (both gathered from the ranges' parts)
+    assert {f"sessions/{slug}/{k}.html" for k in range(2, 11)} | {f"assets/search/{slug}.js", f"assets/search/{slug}.terms"} <= set(pages)
+    for jobs in (2, 3, 0):
+        assert snapshot(sites[jobs]) == pages, jobs
+
+
+def test_a_range_that_fails_turns_only_its_session_into_its_notice_page(tmp_path, long_log, monkeypatch):
+    planned = ranges_planned(monkeypatch)
+    recording = site._pass_two
+
+    def damaging_page_7(*args):
+        """Page 7's steps damaged in the spool once pass 1 is done (on disk, so whatever way the
+        workers are started): reading them raises where the renderer asks for them, in the
+        third of the four ranges two workers write, or midway through one worker's session."""
+        ranges, executor = recording(*args)
+        (long,) = [state for state in args[-1] if state.summaries and state.summaries[0].steps == LONG_STEPS]
+        with open(long.spooled, "r+b") as stream:
+            ((_, pages),) = spool._index(stream)
+            stream.seek(pages[6])
+            stream.write(b"\0" * 8)
+        return ranges, executor
+
+    monkeypatch.setattr(site, "_pass_two", damaging_page_7)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the spool folder goes
+    (tmp_path / "tmp").mkdir()
+    sites, results = {}, {}
+    for jobs in (1, 2):
+        sites[jobs] = tmp_path / f"j{jobs}"
+        results[jobs] = site.build([DATA / "glue", long_log], sites[jobs], site.BuildOptions(jobs=jobs, incremental=False))
+    assert len(planned[1]) == 4
+    slug = planned[1][0].nav.slug
+    pages = snapshot(sites[1])
+    assert snapshot(sites[2]) == pages
+    for result in results.values():
+        (failed,) = [str(p) for p in result.problems if "could not be rendered" in p.message]
+        assert "UnpicklingError" in failed and "long.jsonl" in failed
+    # the session is its notice page alone: no other page, no side file, no search shard
+    assert [name for name in pages if slug in name] == [f"sessions/{slug}.html"]
+    assert "UnpicklingError" in pages[f"sessions/{slug}.html"].decode()
+    assert len([name for name in pages if name.startswith("sessions/")]) > 1  # the glue sessions' pages
+    assert not list((tmp_path / "tmp").iterdir())  # the spool and the ranges' shard parts removed

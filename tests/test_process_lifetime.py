@@ -1,7 +1,7 @@
-"""Nothing a build starts outlives it: when `replay-site build -j 2` exits, or build() returns
+"""Nothing a build starts outlives it: when `replay-site build -j 3` exits, or build() returns
 in-process, its workers, and its fork server and multiprocessing's resource tracker when it
-needed them, have all exited. Two workers are forced (-j 2), so even the small example logs
-start them all. The build's processes are sampled from /proc while it runs; the check comes
+needed them, have all exited. Two workers are forced (-j 3: the build itself is the third
+process that runs tasks), so even the small example logs start them all. The build's processes are sampled from /proc while it runs; the check comes
 right after it returns, with no grace period (before, the helpers ended only after the
 process that built). `replay-site build` runs no other thread, so it forks its workers
 itself and starts no helper; a build() called while this test's sampler thread runs has its
@@ -63,7 +63,7 @@ def test_build_returns_with_no_process_of_its_own_left(tmp_path):
     sampler = Sampler(os.getpid())
     sampler.start()
     try:
-        site.build([DATA], tmp_path / "site", site.BuildOptions(jobs=2, incremental=False))
+        site.build([DATA], tmp_path / "site", site.BuildOptions(jobs=3, incremental=False))
     finally:
         seen = sampler.stop()
     check_none_left(seen)
@@ -74,7 +74,7 @@ def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     errors = tmp_path / "stderr"
     with errors.open("wb") as stderr:  # not a pipe: waiting for its end would wait for the helpers too
-        build = subprocess.Popen([sys.executable, "-c", ENTRY, "build", str(DATA), "-o", str(tmp_path / "site"), "-q", "-j", "2"],
+        build = subprocess.Popen([sys.executable, "-c", ENTRY, "build", str(DATA), "-o", str(tmp_path / "site"), "-q", "-j", "3"],
                                  env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         sampler = Sampler(build.pid)
         sampler.start()

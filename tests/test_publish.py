@@ -150,25 +150,25 @@ def test_a_page_replaced_by_a_symlink_is_rendered_again_not_taken_over(logs, old
     assert secret.read_text() == "not for the site"
 
 
-class FailingTempfile:
-    """The writer's tempfile module, failing the Nth file with `code` the way a full disk
+class FailingCreate:
+    """The writer's file creation, failing the Nth file with `code` the way a full disk
     or a read-only mount fails a write."""
 
     def __init__(self, code: int, after: int):
-        self.code, self.left, self.mkdtemp = code, after, tempfile.mkdtemp
+        self.code, self.left, self.create = code, after, writer._create
 
-    def mkstemp(self, *args, **kwargs):
+    def __call__(self, target: str):
         self.left -= 1
         if self.left < 0:
             raise OSError(self.code, os.strerror(self.code))
-        return tempfile.mkstemp(*args, **kwargs)
+        return self.create(target)
 
 
 @pytest.mark.parametrize("code, words", [(errno.ENOSPC, "No space left"), (errno.EROFS, "Read-only"),
                                          (errno.EACCES, "Permission denied")])
 def test_a_write_error_is_one_line_and_leaves_the_old_site(logs, old_site, monkeypatch, code, words):
     before = snapshot(old_site)
-    monkeypatch.setattr(writer, "tempfile", FailingTempfile(code, after=3))
+    monkeypatch.setattr(writer, "_create", FailingCreate(code, after=3))
     assert_one_error(build_cli(str(logs), "-o", str(old_site), "--full", "-j", "1"), words)
     assert snapshot(old_site) == before
     assert siblings(old_site) == []  # the staging folder and its temp files are gone

@@ -145,7 +145,7 @@ def test_the_redaction_setting_is_part_of_the_cache_key():
 def test_a_missing_scanner_stops_the_command_with_one_error_line(tmp_path, monkeypatch):
     import builtins
 
-    from replay_site.redact import detect
+    from replay_site import catalogue
 
     real_import = builtins.__import__
 
@@ -157,12 +157,12 @@ def test_a_missing_scanner_stops_the_command_with_one_error_line(tmp_path, monke
     line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
     source = glue_session(tmp_path / "logs" / "s", [line])
     monkeypatch.setattr(builtins, "__import__", no_kingfisher)
-    detect._load_scanner.cache_clear()
+    catalogue._load_scanner.cache_clear()
     try:
         result = runner.invoke(app, ["export", str(source), "-o", str(tmp_path / "r.html")])
     finally:
         monkeypatch.undo()
-        detect._load_scanner.cache_clear()
+        catalogue._load_scanner.cache_clear()
     assert result.exit_code == 1 and result.stderr.startswith("error: secret redaction needs kingfisher"), result.output
     assert not (tmp_path / "r.html").exists()
 

@@ -61,6 +61,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
     read again: the readers' answers for it are remembered.
     """
     sources: list[SessionSource] = []
+    real_paths: dict[Path, Path] = {}  # each candidate's resolved path, as the walk found it
     for root in roots:
         if not root.exists():
             raise DiscoveryError(f"{root}: no such file or folder")
@@ -70,7 +71,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
                 read_head(root)
             except OSError as exc:
                 raise DiscoveryError(f"{root}: {describe_error(exc)}") from None
-        found = find_sources(root, readers, problems, memory)
+        found = find_sources(root, readers, problems, memory, real_paths)
         if not found:
             raise DiscoveryError(f"{root}: no readable session found")
         sources.extend(found)
@@ -80,7 +81,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
     seen: set[Path] = set()
     kept = []
     for source in ordered:
-        files = {path.resolve() for path in source.files}
+        files = {real_paths.get(path) or path.resolve() for path in source.files}
         if files and files <= seen:
             continue
         seen |= files
@@ -89,12 +90,12 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
 
 
 def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
-                 memory: DetectionMemory | None = None) -> list[SessionSource]:
+                 memory: DetectionMemory | None = None, real_paths: dict[Path, Path] | None = None) -> list[SessionSource]:
     """The sessions under one root: walked once, each candidate's head read once, then every
     reader (in registry order) detects its files and groups them; a file goes to the first
-    reader whose group claims it."""
+    reader whose group claims it. `real_paths` learns each candidate's resolved path."""
     detecting = [reader for reader in readers if getattr(reader, "detect", None) is not None]
-    answers = _answers(root, detecting, problems, memory)
+    answers = _answers(root, detecting, problems, memory, {} if real_paths is None else real_paths)
     claimed: set[Path] = set()
     sources: list[SessionSource] = []
     for reader in readers:
@@ -116,7 +117,7 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
 
 
 def _answers(root: Path, readers: list[Reader], problems: list[Problem],
-             memory: DetectionMemory | None) -> dict[Path, dict[str, Any]]:
+             memory: DetectionMemory | None, real_paths: dict[Path, Path]) -> dict[Path, dict[str, Any]]:
     """Each candidate file's detect() answer by reader name, in path order: remembered for a
     file of the same stat as when the memory learnt it, else from its head. Only regular
     files are opened (symlinks resolved first, non-blocking): FIFOs, devices and sockets are
@@ -124,7 +125,7 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
     named = not root.is_dir()  # a file named on the command line: recognised by content alone
     names = [reader.name for reader in readers]
     answers: dict[Path, dict[str, Any]] = {}
-    for path in [root] if named else _candidates(root, problems):
+    for path in [root] if named else _candidates(root, problems, real_paths):
         try:
             status = os.stat(path) if is_local(path) else path.stat()
             if not stat.S_ISREG(status.st_mode):
@@ -143,8 +144,8 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
     return answers
 
 
-def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
-    """The files under folder `root` worth a head read, in path order."""
+def _candidates(root: Path, problems: list[Problem], real_paths: dict[Path, Path]) -> list[Path]:
+    """The files under folder `root` worth a head read, in path order (their resolved paths in `real_paths`)."""
     if not is_local(root):
         return _stored_candidates(root)
     paths = []
@@ -157,20 +158,23 @@ def _candidates(root: Path, problems: list[Problem]) -> list[Path]:
     for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames.sort()
         paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
-    return _distinct(paths)
+    # The walk enters no symlinked folder, so under a root that is its own real path only a
+    # file itself can be a link: the others need no resolve() (~50 us each, per component).
+    return _distinct(paths, real_paths, os.path.realpath(root) == os.fspath(root))
 
 
-def _distinct(paths: list[Path]) -> list[Path]:
+def _distinct(paths: list[Path], real_paths: dict[Path, Path], real_folders: bool) -> list[Path]:
     """Each log once: a compressed copy beside its plain file is passed over (Codex keeps both
     for a moment while it re-opens a compressed rollout; the plain one is the newer), and a file
-    reached through symlinks is read at the path that is not a link (else the first in path order)."""
+    reached through symlinks is read at the path that is not a link (else the first in path order).
+    `real_folders`: every path's folder is its own real path."""
     listed = set(paths)
     kept: dict[Path, Path] = {}
     for path in paths:
         if plain_name(path) != path and plain_name(path) in listed:
             continue
         try:
-            real = path.resolve()
+            real = real_paths[path] = path if real_folders and not os.path.islink(path) else path.resolve()
         except (OSError, RuntimeError):  # a symlink loop: left for the stat that reports it
             real = path
         if real not in kept or (kept[real].is_symlink() and not path.is_symlink()):

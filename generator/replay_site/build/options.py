@@ -38,7 +38,7 @@ BUILD = (
     Option("prices", ("--prices",), None, "TOML file of per-model prices that override or add to the built-in table.",
            value_type=Path),
     Option("quiet", ("--quiet", "-q"), False, "Print only the summary line and errors.", kind="flag", shapes_site=False),
-    Option("jobs", ("--jobs", "-j"), 0, "Worker processes; 0 = one per core for large builds.", value_type=int,
+    Option("jobs", ("--jobs", "-j"), 0, "Processes that read and render, this one included; 0 = one per core for large builds.", value_type=int,
            shapes_site=False, minimum=0),
     Option("scheduler", ("--scheduler",), None,
            "Address of a dask.distributed scheduler (tcp://host:port): read and render on its workers, which must "

@@ -15,6 +15,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -24,9 +25,19 @@ import orjson
 from replay_site import __version__
 from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker, write_comparisons
-from replay_site.build.executors import InlineExecutor, executor_for
+from replay_site.build.executors import InlineExecutor, executor_for, executor_of
 from replay_site.build.order import navigation, site_order
-from replay_site.build.source_passes import read_and_summarize, renderer_for, write_source_pages
+from replay_site.build.page_ranges import (
+    LONG_SOURCE_BYTES,
+    MIN_POOL_PAGES,
+    PageRange,
+    gather,
+    page_ranges,
+    split_workers,
+    warm_up,
+    write_page_range,
+)
+from replay_site.build.source_passes import SourcePages, read_and_summarize, renderer_for, write_source_pages
 from replay_site.costs import pricing_source
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
@@ -47,6 +58,7 @@ from replay_site.store.cache import (
 )
 from replay_site.store.detections import DetectionMemory
 from replay_site.store.file_state import FileState, states_to_json
+from replay_site.store.fragments import FragmentMemo
 from replay_site.store.states import (
     Listing,
     attach_digests,
@@ -133,8 +145,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             stale.append(index)
         else:
             per_source.append(_SourceState(*cached))
+    stale_bytes = [_bytes_of([sources[i]]) for i in stale]
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
-            _executor(options, _bytes_of(sources[i] for i in stale), len(stale)) as pool:
+            _executor(options, sum(stale_bytes), len(stale)) as pool, \
+            _page_workers(options, pool, max(stale_bytes, default=0)) as page_pool:
         for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
             tick()
         if stale and options.redact and isinstance(pool, InlineExecutor):
@@ -166,39 +180,57 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                 continue
             cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
-        pages = pool.map(partial(write_source_pages, options=options, out=writer.root),
-                         [(sources[i], navs, per_source[i].spooled, per_source[i].states) for i, navs in tasks])
-        for (index, navs), (written, problems, same) in zip(tasks, pages):
-            writer.written |= written
-            result.problems.extend(problems)
-            state = per_source[index]
-            cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
-            tick()
+        ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
+        with executor as pass_two:
+            # the ranges first: a long session's pages are the longest work
+            written_by_range = pass_two.map(partial(write_page_range, options=options, out=writer.root), ranges)
+            pages = pass_two.map(partial(write_source_pages, options=options, out=writer.root),
+                                 [_source_pages(sources[i], navs, per_source[i], ranges) for i, navs in tasks])
+            by_spool: dict[str, tuple[set[str], list[Problem]]] = {}
+            renderer = partial(renderer_for, options.theme, options.title, pricing_source(options.prices))
+            for spooled, written, problems in gather(writer, ranges, written_by_range, renderer):
+                files, found = by_spool.setdefault(spooled, (set(), []))
+                files |= written
+                found += problems
+            for (index, navs), (written, problems, same) in zip(tasks, pages):
+                state = per_source[index]
+                if state.spooled in by_spool:  # every task reading the file is done
+                    Path(state.spooled).unlink(missing_ok=True)
+                    by_range, range_problems = by_spool[state.spooled]
+                    written, problems = written | by_range, problems + range_problems
+                writer.written |= written
+                result.problems.extend(problems)
+                cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
+                tick()
 
     files_read = _files_read(sources, per_source)
     result.inputs = account(files_read, result.problems, result.summaries)
     unchanged = not (stale or tasks or options.compare) and cache.same_sources() and on_disk
     site_files = unchanged_outputs(out, cache.key) if unchanged else None
     if site_files is None or not writer.keep(sorted(site_files)):
-        _write_site_files(writer, result, picker, options)
+        rows = FragmentMemo(cache_path(out, "rows.json"), cache.key, options.incremental) if on_disk else None
+        _write_site_files(writer, result, picker, options, rows)
+        if rows:
+            rows.save()
     writer.finish()
     cache.save()
     _record_site(out, result, started_ns, inputs, len(roots), listing, writer.written, options, cache)
     return result
 
 
-def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions) -> None:
+def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePicker, options: BuildOptions,
+                      rows: FragmentMemo | None) -> None:
     """The files made from all sessions together: assets, comparisons, index, sessions.json and
-.csv, files.html, search."""
+.csv, files.html, search; the rows of the index and files.html rendered once, then taken from `rows`."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.write(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
-    for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs):
+    for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs, rows):
         writer.write(name, html)
     writer.write("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
     writer.write("sessions.csv", sessions_csv(result.summaries))
-    writer.write("files.html", renderer.files_page(changed_files(result.summaries)))
+    writer.write("files.html", renderer.files_page(changed_files(result.summaries), rows))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.write(name, data)
@@ -254,6 +286,47 @@ class _SourceState:
     states: list[FileState] | None  # the bytes the summaries come from (cache.py)
     spooled: str | None = None
     fresh: bool = False  # read in this build
+
+
+def _page_workers(options: BuildOptions, pool, largest: int):
+    """Workers for pass 2 started before pass 1, when this process is to read (-j 0, little to
+    read) a source large enough to hold a session worth sharing by page range: they make
+    ready to render (page_ranges.warm_up) on the cores idle while this process reads."""
+    if options.scheduler or options.jobs != 0 or pool.processes > 1 or largest < LONG_SOURCE_BYTES:
+        return nullcontext(None)
+    workers = split_workers(options.jobs, pool.processes)
+    if workers < 2:
+        return nullcontext(None)
+    page_pool = executor_of(workers)
+    for _ in range(page_pool.processes):
+        page_pool.submit(warm_up, options)
+    return page_pool
+
+
+def _pass_two(pool, page_pool, options: BuildOptions, tasks: list[tuple[int, dict]], per_source: list[_SourceState]):
+    """The ranges of long sessions' pages to write apart (page_ranges.py), and the executor
+    of pass 2: the build's, the workers started for it (_page_workers), or, for a build
+    reading in this process (-j 0, little to read), workers started now for pages enough to
+    pay for them."""
+    if options.scheduler:  # a cluster reads the logs again: no spool to read ranges from
+        return [], nullcontext(pool)
+    pool = page_pool or pool
+    workers = split_workers(options.jobs, pool.processes)
+    ranges = [page for index, navs in tasks if (spooled := per_source[index].spooled)
+              for page in page_ranges(spooled, per_source[index].summaries, navs, workers)]
+    if not ranges or pool.processes > 1:
+        return ranges, nullcontext(pool)
+    if sum(len(page.pages) for page in ranges) < MIN_POOL_PAGES:
+        return [], nullcontext(pool)
+    return ranges, executor_of(min(workers, len(ranges) + len(tasks)))
+
+
+def _source_pages(source: SessionSource, navs: dict, state: _SourceState, ranges: list[PageRange]) -> SourcePages:
+    """The task of pass 2 for one source, without the sessions written by range."""
+    apart = {page.position: page.nav.slug for page in ranges if page.spooled == state.spooled}
+    by_range = set(apart.values())
+    rest = {slug: nav for slug, nav in navs.items() if slug not in by_range}
+    return source, rest, state.spooled, state.states, frozenset(apart)
 
 
 def _files_read(sources: list[SessionSource], per_source: list[_SourceState]) -> int:

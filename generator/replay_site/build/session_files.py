@@ -1,7 +1,8 @@
 """Pass 2 of a build for one session: its pages and side files written as they are rendered,
 a page of steps at a time, then its search shard gathered from the same steps (so a long
 session's steps are never all in memory here), or, when the renderer fails on it, none of
-its files."""
+its files. A long session's pages may be cut into ranges that several workers write at once
+(page_ranges.py): each range gives its part of the shard, joined in page order afterwards."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
@@ -18,8 +19,34 @@ def write_session(writer: FolderWriter, renderer: Renderer, whole: views.Session
     """Write one session's files; returns the exception the renderer failed with, if it did,
     after taking back the files of the session it had written (the caller writes a notice
     page instead). A failure to write (PublishError) stops the build as always."""
-    before = set(writer.written)
     shard = search.SessionShard(nav.slug)
+    failed = _write_pages(writer, renderer, whole, pages, nav, shard, None)
+    if failed is None:
+        write_shard(writer, shard)
+    return failed
+
+
+def write_range(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],
+                nav: PageNav, numbers: range, part: str) -> search.ShardPart | Exception:
+    """Write pages `numbers` of one session (`pages`: their steps), gathering their part of
+    the session's shard in the file `part`; or, as write_session, take them back and return
+    the exception the renderer failed with."""
+    shard = search.SessionShard(nav.slug, part)
+    failed = _write_pages(writer, renderer, whole, pages, nav, shard, numbers)
+    gathered = shard.as_part()
+    return gathered if failed is None else failed
+
+
+def write_shard(writer: FolderWriter, shard: search.SessionShard) -> set[str]:
+    files = shard.files()
+    for name, data in files.items():
+        writer.write(name, data)
+    return set(files)
+
+
+def _write_pages(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],
+                 nav: PageNav, shard: search.SessionShard, numbers: range | None) -> Exception | None:
+    before = set(writer.written)
 
     def fed(pages: Iterable[list[Step]]) -> Iterator[list[Step]]:
         for steps in pages:
@@ -27,7 +54,7 @@ def write_session(writer: FolderWriter, renderer: Renderer, whole: views.Session
             yield steps
 
     try:
-        for name, text in renderer.session_pages(whole, fed(pages), nav):
+        for name, text in renderer.session_pages(whole, fed(pages), nav, numbers):
             writer.write(name, text)
     except PublishError:
         raise
@@ -35,6 +62,4 @@ def write_session(writer: FolderWriter, renderer: Renderer, whole: views.Session
         # no search shard either: its hits would link to steps on no page
         writer.remove(writer.written - before)
         return exc
-    for name, data in shard.files().items():
-        writer.write(name, data)
     return None

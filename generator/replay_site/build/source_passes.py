@@ -131,11 +131,14 @@ _Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
 
 
 def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
-                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions) -> Iterable[_Spooled] | None:
+                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions,
+                    by_range: frozenset[int]) -> Iterable[_Spooled] | None:
     """The sessions pass 1 summarized, one at a time with their pages of steps: from the
-    spool, else read again when the bytes are the same ones (None when the log changed since)."""
+    spool (but those at the positions `by_range`, whose pages other tasks write by range:
+    the build removes the spool file then), else read again when the bytes are the same
+    ones (None when the log changed since)."""
     if spooled:
-        return spool.read(spooled)
+        return spool.read(spooled, remove=not by_range, skip=by_range)
     sessions, _, now = read_once(source, options)
     if not same_readings(now, states):
         return None
@@ -144,12 +147,15 @@ def _sessions_again(source: SessionSource, spooled: str | None, states: list[Fil
             for session in walked]
 
 
-def write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None],
-                        options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
-    """Pass 2 for one source: write its pages, a page at a time; returns the files written,
-    the pages that could only be written as an error notice, and whether the pages show the
-    summarized bytes."""
-    source, navs, spooled, states = task
+SourcePages = tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None, frozenset[int]]
+
+
+def write_source_pages(task: SourcePages, options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
+    """Pass 2 for one source: write its pages, a page at a time, but for the sessions written
+    by range (page_ranges.py; their positions in the spool last in `task`, their pages not in
+    its navigation); returns the files written, the pages that could only be written as an
+    error notice, and whether the pages show the summarized bytes."""
+    source, navs, spooled, states, by_range = task
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     writer = folder_writer(out)
     problems: list[Problem] = []
@@ -157,7 +163,7 @@ def write_source_pages(task: tuple[SessionSource, dict[str, tuple[PageNav, Sessi
     unwritten = dict(navs)
     with young_collections_only():
         try:
-            sessions = _sessions_again(source, spooled, states, navs, options)
+            sessions = _sessions_again(source, spooled, states, navs, options, by_range)
             for head, whole, pages in sessions or ():
                 slug = page_slug(head, head.source)
                 nav, summary = unwritten.pop(slug)

@@ -9,7 +9,7 @@ import copyreg
 import dataclasses
 import pickle
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -68,10 +68,9 @@ class SpoolWriter:
         return str(self._path)
 
     def abandon(self) -> None:
-        """Give up the file; the write that failed (a full disk) may fail again in the close."""
         try:
             self._stream.close()
-        except OSError:
+        except OSError:  # what the failed write left buffered fails again (a full disk, a size limit)
             pass
         self._path.unlink(missing_ok=True)
 
@@ -135,15 +134,18 @@ def _head(stream: BinaryIO, offset: int) -> tuple[Session, Any]:
     return pickle.load(stream)
 
 
-def read(spooled: str, remove: bool = True) -> Iterator[tuple[Session, Any, Pages]]:
+def read(spooled: str, remove: bool = True, skip: Container[int] = ()) -> Iterator[tuple[Session, Any, Pages]]:
     """The sessions of one spool file in the order written, each as (the session without its
-    steps and children, what its pages need from all its steps, its pages of steps). A
-    session's pages are read as they are iterated, before the next session is asked for.
-    The file is removed after (unless `remove` is false): each is read once."""
+    steps and children, what its pages need from all its steps, its pages of steps), but for
+    those in `skip` (their positions, from 0: read by range with read_pages). A session's
+    pages are read as they are iterated, before the next session is asked for. The file is
+    removed after (unless `remove` is false): each is read once."""
     path = Path(spooled)
     try:
         with path.open("rb") as stream:
-            for head_at, pages in _index(stream):
+            for position, (head_at, pages) in enumerate(_index(stream)):
+                if position in skip:
+                    continue
                 head, whole = _head(stream, head_at)
                 yield head, whole, Pages(stream, pages)
     finally:

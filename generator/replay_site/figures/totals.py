@@ -49,6 +49,12 @@ class SiteFigures:
         return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
+# ModelFigures' fields, named once: fields() per model of every session cost a rebuild ~10 ms.
+_MODEL_FIELDS = tuple(item.name for item in fields(ModelFigures))
+_SUMMED = ("steps", "tool_calls", "failed_tool_calls", "errors", "input_tokens", "output_tokens",
+           "cache_read_tokens", "cache_write_tokens", "warnings")
+
+
 def _cost(summary: SessionSummary) -> CostTotal:
     return CostTotal(summary.cost_usd or 0.0, summary.priced_steps, summary.estimated_steps,
                      summary.unpriced_steps, tuple(summary.unpriced_models))
@@ -67,8 +73,7 @@ def site_figures(summaries: list[SessionSummary]) -> SiteFigures:
     projects: dict[str, Group] = defaultdict(Group)
     models: dict[str, ModelFigures] = defaultdict(ModelFigures)
     for s in summaries:
-        for name in ("steps", "tool_calls", "failed_tool_calls", "errors", "input_tokens", "output_tokens",
-                     "cache_read_tokens", "cache_write_tokens", "warnings"):
+        for name in _SUMMED:
             setattr(figures, name, getattr(figures, name) + getattr(s, name))
         figures.cost.merge(_cost(s))
         figures.by_outcome[s.outcome] += 1
@@ -78,8 +83,8 @@ def site_figures(summaries: list[SessionSummary]) -> SiteFigures:
             _count(projects[s.project], s)
         for name, model in s.by_model.items():
             total = models[name]
-            for item in fields(ModelFigures):
-                setattr(total, item.name, getattr(total, item.name) + getattr(model, item.name))
+            for figure in _MODEL_FIELDS:
+                setattr(total, figure, getattr(total, figure) + getattr(model, figure))
     figures.by_day = dict(sorted(days.items()))
     figures.by_project = dict(sorted(projects.items()))
     figures.by_model = dict(sorted(models.items()))

@@ -6,6 +6,7 @@ bound), "unknown" when nothing could be priced and "—" when there was nothing 
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -174,10 +175,11 @@ def number(value: float) -> str:
 
 class RunningCost:
     """The cost of steps 1..N, as each step N comes (a page at a time): a lower bound once an
-    unpriced step has passed."""
+    unpriced step has passed. `before`: the total of the steps before the first to come (a
+    range of a session's pages rendered on its own), copied, never added to."""
 
-    def __init__(self) -> None:
-        self.total = CostTotal()
+    def __init__(self, before: CostTotal | None = None) -> None:
+        self.total = dataclasses.replace(before) if before is not None else CostTotal()
 
     def after(self, step: Any) -> CostText:
         self.total.add(step.cost, step.model)

@@ -9,11 +9,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import jinja2
+import orjson
 from markupsafe import Markup
 
 from replay_site import __version__
@@ -126,17 +128,28 @@ class Renderer:
                     files[f"assets/{path.relative_to(static).as_posix()}"] = path.read_bytes()
         return files
 
-    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav) -> Iterator[tuple[str, str]]:
+    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav,
+                      numbers: range | None = None) -> Iterator[tuple[str, str]]:
         """The files of one session as (site path, text), one page at a time as its steps come
         (`pages`: each page's steps, paging.py), each page followed by the side files of the
         texts cut on it. The first page is `sessions/<slug>.html`, the others
-        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out."""
+        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out. `numbers`:
+        which of the session's pages (from 1) `pages` are, when not all of them (a range
+        rendered on its own: each page depends on the whole session's digest and its own steps only)."""
         layout = views.Layout(nav.slug, whole.steps)
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
-        for number, html in self._session_pages(whole, pages, nav, layout, side, f"assets/search/{nav.slug}.js"):
+        shard = f"assets/search/{nav.slug}.js"
+        for number, html in self._session_pages(whole, pages, nav, layout, side, shard, numbers=numbers):
             yield layout.path(number), html
             for name in sorted(side.files):
                 yield name, side.files.pop(name)
+
+    def warm_up(self) -> None:
+        """Load what the first session page would: its templates, and pygments' table of file
+        names (the first lookup by file name compiles ~1,000 patterns, ~0.4 s)."""
+        self.env.get_template("session.html")
+        self.env.get_template("steps.html")
+        highlight.code("", filename="warm-up.py")
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:
         """What stands in for a session page the renderer failed on: its figures, the error,
@@ -144,20 +157,24 @@ class Renderer:
         return self.env.get_template("failed.html").render(root="../", summary=summary, nav=nav, detail=detail)
 
     def index_pages(self, summaries: list[SessionSummary], figures: SiteFigures, comparisons: list[Link] | tuple = (),
-                    inputs: Inputs | None = None) -> Iterator[tuple[str, str]]:
+                    inputs: Inputs | None = None, rows: Fragments | None = None) -> Iterator[tuple[str, str]]:
         """The index, a page of paging.INDEX_ROWS sessions at a time (paging.index_path), each
         with the totals over all of them and the account of what was read; the charts and the
         project breakdown only on the first (they are a large part of a page, and the same on
-        every one)."""
+        every one). Each session's row is rendered on its own (_index_row.html), or taken from
+        `rows` when a build rendered it from the same summary."""
         template = self.env.get_template("index.html")
         day_charts = charts.day_charts(figures.by_day)
         pages = paging.index_page_count(len(summaries))
         projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
         inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
+        row_html = [self._fragment(rows, "_index_row.html", [has_project, summary], lambda summary=summary: {"s": summary,
+                                   "has_project": has_project}) for summary in summaries]
         for page in range(1, pages + 1):
             yield paging.index_path(page), template.render(
                 root="",
+                row_html=row_html[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
                 summaries=summaries,  # every session: a theme's own index may use them
                 has_project=has_project,
                 projects=projects if page == 1 else [],
@@ -171,9 +188,25 @@ class Renderer:
                 comparisons=comparisons,
             )
 
-    def files_page(self, files: list[ChangedFile]) -> str:
-        """files.html: every file a session changed, with its sessions and steps."""
-        return self.env.get_template("files.html").render(root="", rows=views_audit.files_page_rows(files))
+    def files_page(self, files: list[ChangedFile], rows: Fragments | None = None) -> str:
+        """files.html: every file a session changed, with its sessions and steps; each file's row
+        rendered on its own (_files_row.html), or taken from `rows` when a build rendered it from the same inputs."""
+        row_html = [self._fragment(rows, "_files_row.html", views_audit.row_inputs(entry),
+                                   lambda entry=entry: {"row": views_audit.files_page_row(entry)}) for entry in files]
+        return self.env.get_template("files.html").render(root="", row_html=row_html)
+
+    def _fragment(self, kept: Fragments | None, name: str, inputs: object, context: Callable[[], dict]) -> Markup:
+        """Template `name` rendered with `context()`, whose every value comes from `inputs`
+        (plain data, with dataclasses): from `kept` when it holds a rendering of the same
+        inputs, which are all a key needs (`kept` itself is only ever of this code, theme and settings)."""
+        if kept is None:
+            return Markup(self.env.get_template(name).render(**context()))
+        key = hashlib.sha1(name.encode() + b"\0" + orjson.dumps(inputs)).hexdigest()
+        html = kept.get(key)
+        if html is None:
+            html = self.env.get_template(name).render(**context())
+        kept[key] = html
+        return Markup(html)
 
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline
@@ -206,18 +239,20 @@ class Renderer:
         return html
 
     def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
-                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> Iterator[tuple[int, str]]:
+                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None,
+                       numbers: range | None = None) -> Iterator[tuple[int, str]]:
         template, steps_template = self.env.get_template("session.html"), self.env.get_template("steps.html")
-        number, running = 0, formatting.RunningCost()
-        for number, steps in enumerate(pages, start=1):
+        numbers = numbers or range(1, layout.pages + 1)
+        number, running = numbers.start - 1, formatting.RunningCost(whole.index.cost_before(numbers.start))
+        for number, steps in enumerate(pages, start=numbers.start):
             page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
             # The steps are rendered on their own and given to the page whole: included, each
             # of the million pieces of their text passed through three generators of the page.
             steps_html = Markup(steps_template.render(page=page))
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline,
                                           steps_html=steps_html)
-        if number != layout.pages:
-            raise ValueError(f"{layout.slug or 'the session'} came with {number} pages of steps, not {layout.pages}")
+        if number != numbers.stop - 1:
+            raise ValueError(f"{layout.slug or 'the session'} came with pages of steps up to {number}, not {numbers.stop - 1}")
 
     def markdown_session(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
         """One session (or part) as Markdown, for trackers that take it (session.md)."""
@@ -236,6 +271,14 @@ class Renderer:
         if "</" in css or "</" in js:
             raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
+
+
+class Fragments(Protocol):
+    """Rendered rows kept between builds, by a digest of their template and inputs (store/fragments.py)."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def __setitem__(self, key: str, html: str) -> None: ...
 
 
 @dataclass

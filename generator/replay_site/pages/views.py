@@ -13,6 +13,7 @@ A standalone page (export) is one page of all steps.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from replay_site.figures.failures import WhatWentWrong, WrongFold
 from replay_site.figures.ledger import Ledger, LedgerFold
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import Fact, Problem, PullRequest, Session, Step
+from replay_site.model import CostTotal, Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
 from replay_site.pages.formatting import CostText
 from replay_site.pages.views_pages import Layout, PageLink, PageRanges, StepLink, page_links, page_ranges, relinked_chart
@@ -190,6 +191,12 @@ class SessionIndex:
     checkpoints: list[tuple[int, str]]
     priced: bool  # some step has a price: every step shows the running total
     error_steps: list[int] = field(default_factory=list)  # the numbers of `errors`, for bisecting per page
+    # when priced, the running total before each page's first step: a range of pages rendered
+    # on its own goes on from there (build/session_files.py), the float sums added in order
+    costs_before: list[CostTotal] = field(default_factory=list)
+
+    def cost_before(self, page: int) -> CostTotal | None:
+        return self.costs_before[page - 1] if self.priced else None
 
     def errors_on(self, steps: range) -> list[tuple[int, str]]:
         return _within(self.errors, steps)
@@ -265,8 +272,17 @@ class StepFolds:
         self._errors: list[tuple[int, str]] = []
         self._prompts: list[tuple[int, str]] = []
         self._checkpoints: list[tuple[int, str]] = []
+        # the running total before each page's first step (SessionIndex.costs_before), kept
+        # whether or not a step turns out priced: that is known at the end
+        self._costs_before: list[CostTotal] = []
+        self._running = CostTotal()
+        self._added = 0
 
     def add(self, step: Step) -> None:
+        if self._added % paging.PAGE_STEPS == 0:
+            self._costs_before.append(dataclasses.replace(self._running))
+        self._running.add(step.cost, step.model)
+        self._added += 1
         self.ledger.add(step)
         self.wrong.add(step)
         if step.error_count:
@@ -277,7 +293,8 @@ class StepFolds:
             self._checkpoints.append((step.number, step.checkpoint))
 
     def index(self, priced: bool) -> SessionIndex:
-        return SessionIndex(self._errors, self._prompts, self._checkpoints, priced, [number for number, _ in self._errors])
+        return SessionIndex(self._errors, self._prompts, self._checkpoints, priced, [number for number, _ in self._errors],
+                            self._costs_before if priced else [])
 
 
 def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[Step], nav: Any,

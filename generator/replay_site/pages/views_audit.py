@@ -176,16 +176,18 @@ class FileIndexRow:
     sessions: list[FileSessionRow]
 
 
-def files_page_rows(files: list[ChangedFile], page_path: str = "files.html") -> list[FileIndexRow]:
-    """files.html: each changed path, its net lines and the sessions and steps that changed it."""
-    rows = []
-    for entry in files:
-        sessions = []
-        for found in entry.sessions:
-            slug = posixpath.splitext(posixpath.basename(found.summary.page))[0]
-            sessions.append(FileSessionRow(found.summary.title, paging.relative(found.summary.page, page_path),
-                                           f"+{found.added:,} −{found.removed:,}",
-                                           [_jump(n, lambda n, slug=slug: paging.step_href(slug, n, page_path)) for n in found.steps]))
-        rows.append(FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}",
-                                 f"{entry.net:+,}".replace("-", "−"), entry.net, sessions))
-    return rows
+def files_page_row(entry: ChangedFile, page_path: str = "files.html") -> FileIndexRow:
+    """files.html's row of one changed path: its net lines and the sessions and steps that changed it."""
+    sessions = []
+    for found in entry.sessions:
+        slug = posixpath.splitext(posixpath.basename(found.summary.page))[0]
+        sessions.append(FileSessionRow(found.summary.title, paging.relative(found.summary.page, page_path),
+                                       f"+{found.added:,} −{found.removed:,}",
+                                       [_jump(n, lambda n, slug=slug: paging.step_href(slug, n, page_path)) for n in found.steps]))
+    return FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}", f"{entry.net:+,}".replace("-", "−"), entry.net, sessions)
+
+
+def row_inputs(entry: ChangedFile) -> list:
+    """Everything files_page_row reads, as plain data (what a kept row is known by)."""
+    return [entry.path, entry.added, entry.removed,
+            [[found.summary.title, found.summary.page, found.added, found.removed, found.steps] for found in entry.sessions]]

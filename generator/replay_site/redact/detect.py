@@ -9,12 +9,12 @@ keeps documentation values (`your-token`, `<key>`, `${TOKEN}`, AWS's `...EXAMPLE
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from replay_site.catalogue import ScannerUnavailable, load_scanner, scanner_version, start_scanner  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
 
@@ -55,56 +55,6 @@ def looks_like_a_value(value: str) -> bool:
     classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
                any(not c.isalnum() and c not in "-_." for c in value))
     return sum(classes) >= 2 or len(value) >= 20
-
-
-class ScannerUnavailable(RuntimeError):
-    """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
-
-
-_SCANNER_LOCK = threading.Lock()
-_STARTED = False  # whether start_scanner() ran in this process
-
-
-@lru_cache(maxsize=1)
-def _load_scanner():
-    try:
-        import kingfisher_sdk
-
-        return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(), base64=True)
-    except (ImportError, OSError, RuntimeError) as exc:
-        raise ScannerUnavailable(f"secret redaction needs kingfisher-secret-scanner, which could not be loaded ({exc}); "
-                                 "install it, or pass --no-redact to publish the logs as they are") from None
-
-
-def load_scanner():
-    """The catalogue, compiled once per process and only when a session is redacted: loading
-    it costs a few seconds the first time (then kingfisher's own disk cache, ~0.3 s)."""
-    with _SCANNER_LOCK:
-        return _load_scanner()
-
-
-def start_scanner() -> None:
-    """Begin loading the catalogue in a thread, for a process about to redact: the loading
-    runs outside the GIL, so imports, reading and pricing go on meanwhile (a rebuild after
-    one appended turn waited 0.3-0.4 s for it). A failure is left for load_scanner() to raise."""
-    global _STARTED
-    if _STARTED:
-        return
-    _STARTED = True
-
-    def load() -> None:
-        try:
-            load_scanner()
-        except ScannerUnavailable:
-            pass
-
-    threading.Thread(target=load, name="secret-scanner-start", daemon=True).start()
-
-
-def scanner_version() -> str:
-    import kingfisher_sdk
-
-    return kingfisher_sdk.__version__
 
 
 def _kind(rule_id: str) -> str:

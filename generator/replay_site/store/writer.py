@@ -45,33 +45,39 @@ def _checked(relative: str) -> str:
 
 
 class FolderWriter:
-    """Writes files into a folder this build owns. Each file goes through a temp file and a
-    rename, so a file linked from the previous site is replaced, never written through."""
+    """Writes files into a folder this build owns, which nothing serves until it is published:
+    a file new to it is written in place; one already there (a file linked from the previous
+    site, or written before) goes through a temp file and a rename, so it is replaced, never
+    written through."""
 
     def __init__(self, root: Path):
         self.root = root
         self.written: set[str] = set()
+        self._folders: set[str] = set()  # made already: a site's ~1000 files share a few folders
 
     def _target(self, relative: str) -> Path:
         return self.root.joinpath(*_checked(relative).split("/"))
 
     def write(self, relative: str, data: str | bytes | BinaryIO) -> None:
         """`data` may be a file to copy from (a long session's search shard: never all in memory)."""
-        target = self._target(relative)
+        target = os.path.join(self.root, _checked(relative))
         payload = data.encode() if isinstance(data, str) else data
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            folder = os.path.dirname(target)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
+            handle, temp = _create(target)
             try:
-                with os.fdopen(handle, "wb") as stream:
+                with open(handle, "wb") as stream:
                     if hasattr(payload, "read"):
                         shutil.copyfileobj(payload, stream)
                     else:
                         stream.write(payload)
-                os.chmod(temp, FILE_MODE)
-                os.replace(temp, target)
+                if temp is not None:
+                    os.replace(temp, target)
             except BaseException:
-                Path(temp).unlink(missing_ok=True)
+                Path(temp or target).unlink(missing_ok=True)  # never half a file
                 raise
         except OSError as exc:
             raise PublishError(f"cannot write {relative} of the site: {exc.strerror or exc}") from None
@@ -82,6 +88,17 @@ class FolderWriter:
         for relative in sorted(relatives):
             self._target(relative).unlink(missing_ok=True)
             self.written.discard(relative)
+
+
+def _create(target: str) -> tuple[int, str | None]:
+    """A descriptor to write `target` through: the new file itself, created with the mode the
+    umask gives; or, when `target` exists, a temp file beside it (the second item) to rename onto it."""
+    try:
+        return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), None
+    except FileExistsError:
+        handle, temp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-")
+        os.chmod(temp, FILE_MODE)
+        return handle, temp
 
 
 def folder_writer(root):
@@ -124,6 +141,10 @@ class SiteWriter(FolderWriter):
         except OSError as exc:
             raise PublishError(f"cannot create a folder beside {out}: {exc.strerror}") from None
         super().__init__(staging)
+        # What keep() learnt of the previous site's folders and made in the staging one, for its next call.
+        self._old_root: str | None = None
+        self._old_folders: dict[str, bool] = {"": True}
+        self._made: set[str] = set()
         try:
             self._lock = lock(staging)
             (staging / PARTIAL).touch()
@@ -146,22 +167,26 @@ class SiteWriter(FolderWriter):
         # Strings, not Paths: a rebuild keeps every page of the site, and Path objects per
         # file cost more than the links themselves.
         live, staging = os.fspath(self.live), os.fspath(self.root)
-        root = os.path.realpath(live)
-        folders: dict[str, bool] = {"": True}  # whether a folder of the old site is itself, no link on the way
+        folders = self._old_folders  # whether a folder of the old site is itself, no link on the way
+        if self._old_root is None:
+            self._old_root = os.path.realpath(live)
+        needed = set()
         for relative in relatives:
             _checked(relative)
             folder = relative.rpartition("/")[0]
             if folder not in folders:
-                folders[folder] = os.path.realpath(os.path.join(live, folder)) == os.path.join(root, folder)
+                folders[folder] = os.path.realpath(os.path.join(live, folder)) == os.path.join(self._old_root, folder)
             try:
                 regular = stat.S_ISREG(os.lstat(os.path.join(live, relative)).st_mode)
             except OSError:
                 return False
             if not regular or not folders[folder]:
                 return False
+            needed.add(folder)
         try:
-            for folder in folders:
+            for folder in needed - self._made:  # a build keeps ~200 sources' files: each folder is made once
                 os.makedirs(os.path.join(staging, folder), exist_ok=True)
+                self._made.add(folder)
             for relative in relatives:
                 source, target = os.path.join(live, relative), os.path.join(staging, relative)
                 try:

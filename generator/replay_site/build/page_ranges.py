@@ -1,0 +1,145 @@
+"""Pass 2 for a long session: its pages cut into ranges that several workers render at once,
+each range read from the spool with the session's digest (spool.read_pages), so that the
+session's pages take the time of a range rather than of all of them (issue 20).
+
+A page depends only on the digest and its own steps (the running cost goes on from the
+digest's total before the page), so a range writes the very pages one worker would have. Its
+part of the session's search shard goes to a file beside the spool; the build joins the
+parts in page order into the shard one worker would have written (gather). A range the
+renderer fails on costs its session all of its files, as a failure in one worker would: the
+build takes back the other ranges' files and writes the session's notice page instead."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import groupby, pairwise
+from pathlib import Path
+
+from replay_site.build import spool
+from replay_site.build.build_options import BuildOptions
+from replay_site.build.executors import young_collections_only
+from replay_site.build.session_files import write_range, write_shard
+from replay_site.build.source_passes import renderer_for
+from replay_site.costs import pricing_source
+from replay_site.figures.summary import SessionSummary, page_slug
+from replay_site.load import one_line
+from replay_site.model import Problem
+from replay_site.pages import paging, search
+from replay_site.pages.render import PageNav, Renderer
+from replay_site.store.publish import PublishError
+from replay_site.store.writer import FolderWriter, folder_writer
+
+# A range's pages at least: a range costs a task and a read of its session's digest (~10 ms
+# for 10,000 steps), a page of steps ~70 ms of rendering.
+MIN_RANGE_PAGES = 2
+# More ranges than workers, so that a worker done early takes another (pages differ in cost:
+# the first holds the session's lists, some steps hold long outputs).
+RANGES_PER_WORKER = 2
+# A build that reads in this process (-j 0 with little to read) starts workers for pass 2 when
+# this many pages are to be written by range (~0.7 s of rendering; forking two workers from
+# the build costs a few hundredths of that).
+MIN_POOL_PAGES = 10
+# A source this large is likely to hold such a session (a generated Claude Code log holds
+# ~3,000 steps in 8 MiB, real ones fewer): its workers are started before it is read, and make
+# ready to render meanwhile (warm_up).
+LONG_SOURCE_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class PageRange:
+    """Pages `pages` (from 1) of the session at `position` (from 0) of the spool file `spooled`."""
+
+    spooled: str
+    position: int
+    pages: range
+    nav: PageNav
+    summary: SessionSummary
+
+    @property
+    def part(self) -> str:
+        """Where the range's part of the session's search shard waits to be gathered."""
+        return f"{self.spooled}.{self.position}.{self.pages.start}.shard"
+
+
+@dataclass
+class RangeWritten:
+    written: set[str]
+    part: search.ShardPart | None
+    detail: str | None = None  # why the session could not be written: its notice page says so
+    problem: Problem | None = None
+
+
+def page_ranges(spooled: str, summaries: list[SessionSummary], navs: dict[str, tuple[PageNav, SessionSummary]],
+                workers: int) -> Iterator[PageRange]:
+    """The ranges of the sessions of one spooled source long enough to be shared among
+    `workers`, by session and in page order. The spool holds a source's sessions in the order
+    of its summaries (source_passes.read_and_summarize); each range checks it got its own."""
+    for position, summary in enumerate(summaries):
+        pages = paging.page_count(summary.steps)
+        count = min(pages // MIN_RANGE_PAGES, RANGES_PER_WORKER * workers)
+        if workers < 2 or count < 2:
+            continue
+        nav, _ = navs[Path(summary.page).stem]
+        bounds = [1 + pages * k // count for k in range(count + 1)]
+        for start, stop in pairwise(bounds):
+            yield PageRange(spooled, position, range(start, stop), nav, summary)
+
+
+def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> RangeWritten:
+    """A worker's task: write the pages of one range and gather their part of the shard."""
+    renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
+    writer = folder_writer(out)
+    with young_collections_only():
+        try:
+            head, whole, pages = spool.read_pages(task.spooled, task.position, task.pages.start - 1, task.pages.stop - 1)
+            if page_slug(head, head.source) != task.nav.slug:
+                raise ValueError(f"the spool holds session {head.id} where {task.summary.id} was expected")
+        except PublishError:
+            raise
+        except Exception as exc:  # a damaged spool file: the session becomes its notice page
+            detail = f"could not be read again ({one_line(exc)})"
+            return RangeWritten(set(), None, detail, Problem("warning", detail, task.summary.source))
+        written = write_range(writer, renderer, whole, pages, task.nav, task.pages, task.part)
+    if isinstance(written, Exception):
+        detail = one_line(written)
+        return RangeWritten(writer.written, None, detail,
+                            Problem("warning", f"page of session {head.id} could not be rendered ({detail})", head.source))
+    return RangeWritten(writer.written, written)
+
+
+def gather(writer: FolderWriter, ranges: Iterable[PageRange], done: Iterable[RangeWritten],
+           renderer: Callable[[], Renderer]) -> Iterator[tuple[str, set[str], list[Problem]]]:
+    """The sessions written by range, as (spool file, the files written, problems) once
+    every range of a session is done (`done`: the ranges' results, in their order): its
+    shard joined from the ranges' parts, or, when a range failed, every range's files taken
+    back and its notice page written (the first failure in page order, as one worker meets it)."""
+    for _, session in groupby(zip(ranges, done), key=lambda pair: (pair[0].spooled, pair[0].position)):
+        session = list(session)
+        first = session[0][0]
+        written = set().union(*(result.written for _, result in session))
+        failed = next((result for _, result in session if result.detail is not None), None)
+        if failed is None:
+            shard = search.SessionShard(first.nav.slug)
+            for _, result in session:
+                shard.extend(result.part)
+            written |= write_shard(writer, shard)
+            problems = []
+        else:
+            writer.remove(written)
+            writer.write(first.nav.page, renderer().failed_page(first.summary, first.nav, failed.detail))
+            written, problems = {first.nav.page}, [failed.problem]
+        for task, _ in session:
+            Path(task.part).unlink(missing_ok=True)
+        yield first.spooled, written, problems
+
+
+def warm_up(options: BuildOptions) -> None:
+    """A worker's first task, while the build reads: load what its first page would."""
+    renderer_for(options.theme, options.title, pricing_source(options.prices)).warm_up()
+
+
+def split_workers(jobs: int, workers: int) -> int:
+    """How many workers pass 2 may share a long session's pages among: the build's, or, when
+    it reads in this process because it has little to read (-j 0), one per core."""
+    return workers if workers > 1 or jobs != 0 else os.cpu_count() or 1
