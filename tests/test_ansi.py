@@ -64,3 +64,17 @@ def test_plain_is_the_text_of_the_spans():
                "\u202e\x1b[1mB\x1b[22m\x1b", "tab\there\x07\r\x7fz", "\x9b31mC1 csi\x9d0;t\x9c"]
     for sample in samples:
         assert ansi.plain(sample) == "".join(span.text for span in ansi.spans(sample)), repr(sample)
+
+
+def test_has_special_answers_as_the_regex_does_on_each_path():
+    # ansi.has_special skips the regex for texts C string methods can answer for: printable
+    # ones, ASCII ones, and non-ASCII ones printable but for line breaks and tabs. Texts
+    # that are unprintable for other reasons (a no-break space, a line separator, private
+    # use) must still be asked of the regex, and each special character found on every path.
+    texts = ["plain", "two\nlines\tand a tab", "ascii \x1b[1m bold", "ascii \x07 bell", "ascii \x7f",
+             "é→ printable", "é→\nlines\tand a tab", "é\u00a0no-break\n", "é\u2028line separator", "é\ue000 private",
+             "é\n\x1b[31m red", "é\n\u202e reversed", "é\n\x85 next line", "é\n\u200b zero width", "é\n\ufeff bom",
+             "é\n\U000e0041 tag", "é\n\u200d joiner kept"]
+    for text in texts:
+        assert ansi.has_special(text) == (ansi._SPECIAL.search(text) is not None), repr(text)
+    assert [ansi.has_special(text) for text in texts].count(True) == 9

@@ -1,10 +1,12 @@
-"""The Claude Code reader keeps an outline of each line (dag.outlines) and reads a line whole
-again only to build its step (jsonl.objects_again), so that a long log is never in memory
-parsed whole: the outlines must tell the conversation's shape exactly as the whole lines do."""
+"""The Claude Code reader keeps an outline of each line (dag.outlines) of a log larger than
+WHOLE_LOG and reads a line whole again only to build its step (jsonl.objects_again), so that a
+long log is never in memory parsed whole: the outlines must tell the conversation's shape
+exactly as the whole lines do, and give the same sessions as a log kept whole."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from replay_site.readers.claude import reader
 from replay_site.readers.claude.dag import abandoned_lines, outlines
 from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.files import BOM
@@ -38,6 +40,23 @@ def test_outlines_of_the_real_logs_tell_the_same_shape(corpus):
     assert logs
     for path in logs:
         check_outlines_tell_the_same_shape(path)
+
+
+def check_outlines_give_the_same_sessions(root: Path, monkeypatch) -> None:
+    found = {path: sniffed for path in sorted(root.rglob("*.jsonl*")) if (sniffed := reader.sniff(path))}
+    sources = list(reader.READER.group(found, root))
+    assert len(sources) > 5
+    whole = [reader.READER.read(source) for source in sources]
+    monkeypatch.setattr(reader, "WHOLE_LOG", -1)  # every log is read as outlines, then again
+    assert [reader.READER.read(source) for source in sources] == whole
+
+
+def test_the_test_logs_read_as_outlines_give_the_sessions_they_give_kept_whole(monkeypatch):
+    check_outlines_give_the_same_sessions(DATA, monkeypatch)
+
+
+def test_the_real_logs_read_as_outlines_give_the_sessions_they_give_kept_whole(corpus, monkeypatch):
+    check_outlines_give_the_same_sessions(corpus / "claude", monkeypatch)
 
 
 def test_a_line_changed_or_gone_since_gives_its_outline(tmp_path):

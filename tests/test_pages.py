@@ -347,3 +347,26 @@ def test_each_kind_of_markdown_syntax_sends_a_text_to_the_parser(text):
 def test_plain_prose_skips_the_parser(text):
     from replay_site.pages import highlight
     assert not highlight.has_markdown(text)
+
+
+def test_printed_values_are_escaped_as_markupsafe_escapes_them():
+    # render._escape_output gives what markupsafe.escape gives, as a plain str; these are
+    # the kinds of value templates print, each with every character HTML escapes.
+    import jinja2
+    import markupsafe
+
+    from replay_site.pages.render import Renderer, _escape_output
+
+    class Named:
+        def __str__(self) -> str:
+            return "<b>&'\"</b>"
+
+    class Subclass(str):
+        pass
+
+    values = ["<script>&'\"x</script>", "", "plain", "é→<", 12, -3.5, float("nan"), True, None, Named(),
+              markupsafe.Markup("<i>kept</i>"), Subclass("<s>"), jinja2.Undefined()]
+    for value in values:
+        assert _escape_output(value) == str(markupsafe.escape(value)), value
+    page = Renderer().env.from_string("{{ a }}|{{ b }}|{{ c }}").render(a="<&>", b=7, c=markupsafe.Markup("<br>"))
+    assert page == "&lt;&amp;&gt;|7|<br>"

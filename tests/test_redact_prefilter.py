@@ -1,6 +1,7 @@
-"""Redaction's shortcuts never skip a secret: the words a rule needs (found by `words_in`), the
-narrowing of a session's texts to the suspects, the names the assignment rule tries, and the
-views made from a line break or a separator instead of by scanning every position.
+"""Redaction's shortcuts never skip a secret: the words a rule needs (found by `words_in`) and
+its shape (rules.SHAPES), the narrowing of a session's texts to the suspects, the names the
+assignment rule tries, and the views made from a line break or a separator instead of by
+scanning every position.
 
 Each rule family gets a text holding one of its secrets (from tests/fake_secrets.py and
 tests/secret_set.py where they have one, else written here from the rule's own examples); a

@@ -33,12 +33,15 @@ _PLAIN_ASCII = bytes(range(0x20, 0x7f)) + b"\t\n"
 
 def has_special(text: str) -> bool:
     """Whether `text` holds a character of _SPECIAL. Every one of them is unprintable (control,
-    format or unassigned), and almost every log text is printable or ASCII, which C string
-    methods check several times faster than the regex does."""
+    format or unassigned), and almost every log text is printable but for its line breaks
+    and tabs, or ASCII, which C string methods check several times faster than the regex
+    does (a build asks this of every output three times: for redaction, search and its page)."""
     if text.isprintable():
         return False
     if text.isascii():
         return bool(text.encode().translate(None, _PLAIN_ASCII))
+    if text.replace("\n", " ").replace("\t", " ").isprintable():  # 40% of the regex's time
+        return False
     return _SPECIAL.search(text) is not None
 
 

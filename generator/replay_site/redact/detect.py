@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from replay_site.catalogue import ScannerUnavailable, load_scanner, scanner_version, start_scanner  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
-from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, VALUE_RULES
+from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, SHAPES, VALUE_RULES
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
@@ -82,8 +82,14 @@ def _catalogue_hits(text: str) -> list[Hit]:
 
 
 def _may_match(kind: str, text: str) -> bool:
-    """Whether `text` (lower-cased for the rules that ignore case) holds a word the rule needs."""
-    return any(word in text for word in NEEDS.get(kind, ("",)))
+    """Whether `text` (lower-cased for the rules that ignore case) holds a word the rule needs,
+    and the shape it needs (SHAPES)."""
+    return any(word in text for word in NEEDS.get(kind, ("",))) and _has_shape(kind, text)
+
+
+def _has_shape(kind: str, text: str) -> bool:
+    shape = SHAPES.get(kind)
+    return shape is None or shape.search(text) is not None
 
 
 def _rules_that_may_match(text: str, lower: str) -> list[tuple[str, re.Pattern[str]]]:
@@ -92,7 +98,8 @@ def _rules_that_may_match(text: str, lower: str) -> list[tuple[str, re.Pattern[s
     cased = words_in(text, _CASED_WORDS)
     caseless = words_in(lower, _CASELESS_WORDS)
     return [(kind, pattern) for kind, pattern in CONTEXT_RULES
-            if any(word in (caseless if kind in CASELESS else cased) for word in NEEDS.get(kind, ("",)))]
+            if any(word in (caseless if kind in CASELESS else cased) for word in NEEDS.get(kind, ("",)))
+            and _has_shape(kind, lower if kind in CASELESS else text)]
 
 
 def words_in(text: str, words: frozenset[str]) -> set[str]:

@@ -115,6 +115,11 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "telegram-bot-token": (":AA",),
     "newrelic-key": ("NRAK-", "NRAA-", "NRII-", "NRJS-", "NRRA-"),
 }
+# What a rule's match must hold where its words tell too little: a Discord token's only
+# literal is a dot, which every session holds, and its regex (led by a character class) cost
+# a cold build of the medium corpus 0.14 s over the sessions' joined texts; this one, led by
+# a literal character, skips ahead as a word search does (0.02 s).
+SHAPES: dict[str, re.Pattern[str]] = {"discord-bot-token": re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}")}
 CASELESS = {"authorization", "bearer-token", "assignment-secret", "connection-string-key", "query-secret"}
 # Rules that take whatever follows a name: in code the "value" is often an expression
 # (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from replay_site.model import Fact, Problem, RecordCounts, Session, Step, not_understood
-from replay_site.readers.claude.dag import Row, abandoned_lines, response_key
+from replay_site.readers.claude.dag import Outline, Row, abandoned_lines, response_key
 from replay_site.readers.claude.meta import META_KINDS, SessionMeta, summary_leaves
 from replay_site.readers.claude.sidefiles import StoredOutputs
 from replay_site.readers.claude.steps import StepBuilder, counts_for_outcome, outcome_after
@@ -58,7 +58,10 @@ class Transcript:
 
     def steps(self) -> Iterator[Step]:
         builder = self.builder
-        for number, obj in objects_again(self.path, _let_go(self._rows), IGNORED_KINDS):  # only counted: their outline will do
+        rows = self._rows
+        outlined = bool(rows) and isinstance(rows[0][1], Outline)  # else the lines are whole (reader._rows)
+        # lines of IGNORED_KINDS are only counted: their outline will do
+        for number, obj in objects_again(self.path, _let_go(rows), IGNORED_KINDS) if outlined else _let_go(rows):
             self._take(number, obj)
             yield from self._final(number)
         builder.finish()
