@@ -295,6 +295,39 @@ def test_unchanged_pages_are_linked_not_copied(logs, old_site):
     assert page.stat().st_nlink == 1  # and no longer in the removed old one
 
 
+def test_site_wide_files_holding_the_same_bytes_are_linked_the_changed_written(logs, old_site):
+    """After one appended turn most site-wide files come out as they were (the assets, the
+    search index's word buckets): those are the old site's files, the others new ones."""
+    inodes = {rel: (old_site / rel).stat().st_ino for rel in ("assets/style.css", "sessions.json", "index.html")}
+    buckets = {path: path.stat().st_ino for path in (old_site / "assets" / "search" / "terms").glob("*.js")}
+    log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
+    log.write_text(log.read_text() + '{"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}\n')
+    site.build([logs], old_site, site.BuildOptions())
+    assert (old_site / "assets/style.css").stat().st_ino == inodes["assets/style.css"]
+    assert (old_site / "sessions.json").stat().st_ino != inodes["sessions.json"]  # its figures changed
+    assert (old_site / "index.html").stat().st_ino != inodes["index.html"]
+    assert any(path.stat().st_ino == inode for path, inode in buckets.items())
+    full = old_site.parent / "full"
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(old_site) == snapshot(full)
+
+
+def test_a_site_wide_file_changed_by_hand_or_replaced_by_a_symlink_is_written_again(logs, old_site, tmp_path):
+    elsewhere = tmp_path / "elsewhere.css"
+    elsewhere.write_bytes((old_site / "assets" / "style.css").read_bytes())
+    (old_site / "assets" / "style.css").unlink()
+    (old_site / "assets" / "style.css").symlink_to(elsewhere)
+    edited = old_site / "assets" / "app.js"
+    edited.write_bytes(edited.read_bytes().replace(b"function", b"funktion", 1))
+    site.build([logs], old_site, site.BuildOptions())
+    assert not (old_site / "assets" / "style.css").is_symlink()
+    assert (old_site / "assets" / "style.css").read_bytes() == elsewhere.read_bytes()
+    assert b"funktion" not in edited.read_bytes()
+    full = tmp_path / "full"
+    site.build([logs], full, site.BuildOptions(incremental=False))
+    assert snapshot(old_site) == snapshot(full)
+
+
 def test_a_leftover_old_folder_alone_is_not_taken_for_the_site(tmp_path):
     """Only the two halves of one cut swap (same suffix) bring a site back."""
     out = tmp_path / "site"

@@ -224,16 +224,16 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
 .csv, files.html, search; the rows of the index and files.html rendered once, then taken from `rows`."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
-        writer.write(name, data)
+        writer.refresh(name, data)
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
     for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs, rows):
-        writer.write(name, html)
-    writer.write("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
-    writer.write("sessions.csv", sessions_csv(result.summaries))
-    writer.write("files.html", renderer.files_page(changed_files(result.summaries), rows))
+        writer.refresh(name, html)
+    writer.refresh("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
+    writer.refresh("sessions.csv", sessions_csv(result.summaries))
+    writer.refresh("files.html", renderer.files_page(changed_files(result.summaries), rows))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
-        writer.write(name, data)
+        writer.refresh(name, data)
 
 
 def _on_disk(out: Path, roots: list[Path]) -> bool:

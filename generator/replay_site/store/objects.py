@@ -101,6 +101,10 @@ class ObjectSiteWriter(ObjectWriter):
             return
         super().write(relative, data)
 
+    def refresh(self, relative: str, data: str | bytes) -> None:
+        """A site-wide object is written whole (comparing it would fetch the previous one)."""
+        self.write(relative, data)
+
     def keep(self, relatives: Iterable[str]) -> bool:
         """Take these objects of the previous site as they are: True when all are there."""
         relatives = list(relatives)

@@ -89,6 +89,11 @@ class FolderWriter:
             self._target(relative).unlink(missing_ok=True)
             self.written.discard(relative)
 
+    def refresh(self, relative: str, data: str | bytes) -> None:
+        """Write a file the previous site may hold with the same bytes (a site-wide file): a
+        folder of one build has no previous site, so this writes it."""
+        self.write(relative, data)
+
 
 def _create(target: str) -> tuple[int, str | None]:
     """A descriptor to write `target` through: the new file itself, created with the mode the
@@ -200,6 +205,25 @@ class SiteWriter(FolderWriter):
             raise PublishError(f"cannot take {relative} into the new site: {exc.strerror}") from None
         self.written.update(relatives)
         return True
+
+    def refresh(self, relative: str, data: str | bytes) -> None:
+        """Write a site-wide file, or keep the previous site's when it holds these very bytes:
+        after one appended turn most of them are the same (the assets, the search index's
+        ~150 word buckets), and reading a file costs a fraction of creating one."""
+        payload = data.encode() if isinstance(data, str) else data
+        if not (self._holds(relative, payload) and self.keep([relative])):
+            self.write(relative, payload)
+
+    def _holds(self, relative: str, payload: bytes) -> bool:
+        """Whether the previous site's file at `relative` (never through a symlink) holds `payload`."""
+        try:
+            handle = os.open(os.path.join(self.live, _checked(relative)), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        with open(handle, "rb") as stream:
+            if os.fstat(handle).st_size != len(payload):
+                return False
+            return stream.read() == payload
 
     def finish(self) -> None:
         """Record this build's files in the manifest, carry over the user's own files (with
