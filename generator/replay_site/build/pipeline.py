@@ -38,6 +38,7 @@ from replay_site.build.page_ranges import (
     write_page_range,
 )
 from replay_site.build.source_passes import SourcePages, read_and_summarize, renderer_for, write_source_pages
+from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
@@ -103,9 +104,16 @@ class BuildResult:
 
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Build the site in a staging folder and publish it whole (writer.py): a build that
-    fails or is stopped leaves the previous site as it was."""
-    with site_writer(out, roots, options.force) as writer:
-        result = _build(roots, writer, options, progress)
+    fails or is stopped leaves the previous site as it was. A build that went on while the
+    secret scanner's catalogue loaded, as if it found nothing in the texts it was asked about
+    meanwhile, and then found something in one of them, is made again (catalogue.deferred_scans)."""
+    try:
+        # --strict stops on what redaction found: there it must all be found first
+        with deferred_scans() if not options.strict else nullcontext(), site_writer(out, roots, options.force) as writer:
+            result = _build(roots, writer, options, progress)
+    except FoundLater:
+        with site_writer(out, roots, options.force) as writer:
+            result = _build(roots, writer, options, progress)
     result.problems.extend(Problem("warning", "not written by replay-site, so left in place", path)
                            for path in writer.leftovers)
     return result
@@ -207,11 +215,13 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     result.inputs = account(files_read, result.problems, result.summaries)
     unchanged = not (stale or tasks or options.compare) and cache.same_sources() and on_disk
     site_files = unchanged_outputs(out, cache.key) if unchanged else None
+    rows = None
     if site_files is None or not writer.keep(sorted(site_files)):
         rows = FragmentMemo(cache_path(out, "rows.json"), cache.key, options.incremental) if on_disk else None
         _write_site_files(writer, result, picker, options, rows)
-        if rows:
-            rows.save()
+    confirm_deferred()  # before anything of this build is kept or published
+    if rows:
+        rows.save()
     writer.finish()
     cache.save()
     _record_site(out, result, started_ns, inputs, len(roots), listing, writer.written, options, cache)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from replay_site.catalogue import ScannerUnavailable, load_scanner, scanner_version, start_scanner  # noqa: F401 - the redaction's API
+from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version, start_scanner  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, SHAPES, VALUE_RULES
 
@@ -66,9 +66,7 @@ def _kind(rule_id: str) -> str:
 def _catalogue_hits(text: str) -> list[Hit]:
     data = text.encode("utf-8", "replace")  # lone surrogates become one byte, like one character
     hits = []
-    for finding in load_scanner().scan(data):
-        if not finding.visible:
-            continue
+    for finding in scan(data):
         location = finding.location
         start, end = location["start_offset"], location["end_offset"]
         if not data.isascii():
