@@ -73,9 +73,10 @@ class ClaudeReader(FileReader):
         mains = [path for path, sniffed in files.items() if not _is_agent(path, sniffed) and path not in journals]
         main_ids = {_session_id(path, files[path]) for path in mains}
         agent_files = _agent_files_by_folder(files)
+        runs = _folders_by_parent(agent_files)
         related: dict[Path, list[Path]] = {}
         for path in mains:
-            related[path] = [p for p in _agents_of(path, files[path], files, main_ids, agent_files) if p not in claimed]
+            related[path] = [p for p in _agents_of(path, files[path], files, main_ids, agent_files, runs) if p not in claimed]
             claimed.update(related[path])
         unlinked = [path for path, sniffed in files.items() if path not in claimed and _is_agent(path, sniffed)]
         for agent, main in _named_by_task_results(unlinked, files, mains).items():
@@ -204,11 +205,21 @@ def _agent_files_by_folder(files: dict[Path, Sniffed]) -> dict[Path, list[Path]]
     return folders
 
 
+def _folders_by_parent(agent_files: dict[Path, list[Path]]) -> dict[Path, list[Path]]:
+    """The folders holding agent files, by the folder above them (a workflow's runs), in path order."""
+    parents: dict[Path, list[Path]] = {}
+    for folder in sorted(agent_files):
+        parents.setdefault(folder.parent, []).append(folder)
+    return parents
+
+
 def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None = None,
-               main_ids: set[str] | None = None, agent_files: dict[Path, list[Path]] | None = None) -> Iterator[Path]:
+               main_ids: set[str] | None = None, agent_files: dict[Path, list[Path]] | None = None,
+               runs: dict[Path, list[Path]] | None = None) -> Iterator[Path]:
     """Subagent files of `main`: `<dir>/agent-*.jsonl` naming its sessionId on any head line
     (when several mains are named, the last one named: the session the agent worked for),
-    and `<dir>/<session>/subagents/`. `agent_files`: those files already found, by folder."""
+    and `<dir>/<session>/subagents/`. `agent_files`: those files already found, by folder;
+    `runs`: their folders by parent (_folders_by_parent), given with them."""
     def listed(folder: Path) -> list[Path]:
         return agent_files.get(folder, []) if agent_files is not None else sorted(folder.glob("agent-*.jsonl"))
 
@@ -223,9 +234,10 @@ def _agents_of(main: Path, sniffed: Sniffed, known: dict[Path, Sniffed] | None =
     for folder in dict.fromkeys((plain_name(main).stem, session_id)):
         subagents = main.parent / folder / "subagents"
         workflows = subagents / "workflows"  # once: per folder found, it cost a discovery ~0.15 s on 200 sessions
-        runs = sorted(each for each in agent_files if each.parent == workflows) if agent_files is not None \
+        # by parent: each main looking through every folder of agent files cost ~25,000 paths on 200 sessions
+        found_runs = (runs if runs is not None else _folders_by_parent(agent_files)).get(workflows, []) if agent_files is not None \
             else sorted(path for path in workflows.glob("*") if path.is_dir())
-        for folder_of_agents in (subagents, *runs):
+        for folder_of_agents in (subagents, *found_runs):
             for candidate in listed(folder_of_agents):
                 if (known.get(candidate) if known is not None else sniff(candidate)):
                     yield candidate
