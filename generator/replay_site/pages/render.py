@@ -104,12 +104,17 @@ def _escape_output(value: object) -> str:
     """What `{{ value }}` prints, escaped as markupsafe.escape escapes it, but as a plain str:
     printed pieces are only joined (into a page, or a macro's or block's Markup), so their
     Markup wrapper was never used, and making it cost a session page a fifth of its
-    rendering (a page prints ~60 expressions a step). Numbers hold no character HTML escapes."""
+    rendering (a page prints ~60 expressions a step). Numbers hold no character HTML escapes.
+    Markup (a fragment rendered on its own: a page's steps, an index or files.html row) is
+    printed as it is: escape() would copy it whole (files.html of the large benchmark corpus,
+    12 rows of 8 MB in all: the site-wide files' peak)."""
     kind = type(value)
     if kind is str:
         return _escape_str(value)
     if kind is int or kind is float:
         return str(value)
+    if kind is Markup:
+        return value
     return markupsafe.escape(value)
 
 
