@@ -7,6 +7,7 @@ log would make the page fetch a URL from some host; pygments escapes the code it
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
 from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
@@ -15,7 +16,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.lexers import LEXERS, find_lexer_class, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 # Highlighting costs far more than escaping and is superlinear on pathological input; past
@@ -25,21 +26,37 @@ HIGHLIGHT_LIMIT = 20_000
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
+# Lexers are looked up among pygments' own first, as get_lexer_by_name does, and a file name
+# among them alone: pygments' lookups load every plugin other packages register (entry points)
+# for a file name and for a language it does not know itself, and IPython's (which claim no file
+# name) import IPython, jedi and prompt_toolkit: ~25-65 MiB and 0.4-1.8 s of a core in each
+# process that renders pages. A language only a plugin knows (gptme's `ipython` blocks) still
+# finds it.
+
+
 @cache
 def _lexer_by_name(language: str):
     """One lexer per language per process: looking one up scans pygments' registry."""
+    for _module, name, aliases, _filenames, _mimetypes in LEXERS.values():
+        if language in aliases:
+            return find_lexer_class(name)()
     try:
-        return get_lexer_by_name(language)
+        return get_lexer_by_name(language)  # the plugins'
     except ClassNotFound:
         return None
 
 
 @cache
 def _lexer_by_suffix(suffix: str):
-    try:
-        return get_lexer_for_filename("file" + suffix)
-    except ClassNotFound:
+    """get_lexer_for_filename's choice among pygments' own lexers whose file-name patterns
+    match: the highest priority, an exact name above a pattern, then the class name."""
+    file_name = "file" + suffix
+    matches = [(find_lexer_class(name), pattern) for _module, name, _aliases, patterns, _mimetypes in LEXERS.values()
+               for pattern in patterns if fnmatchcase(file_name, pattern)]
+    if not matches:
         return None
+    best, _ = max(matches, key=lambda match: (match[0].priority + (0.5 if "*" not in match[1] else 0), match[0].__name__))
+    return best()
 
 
 def _lexer(language: str | None, filename: str | None = None):

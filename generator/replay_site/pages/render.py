@@ -7,6 +7,7 @@ writer should put beside it, a page at a time.
 from __future__ import annotations
 
 import base64
+import io
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -104,12 +105,17 @@ def _escape_output(value: object) -> str:
     """What `{{ value }}` prints, escaped as markupsafe.escape escapes it, but as a plain str:
     printed pieces are only joined (into a page, or a macro's or block's Markup), so their
     Markup wrapper was never used, and making it cost a session page a fifth of its
-    rendering (a page prints ~60 expressions a step). Numbers hold no character HTML escapes."""
+    rendering (a page prints ~60 expressions a step). Numbers hold no character HTML escapes.
+    Markup (a fragment rendered on its own: a page's steps, an index or files.html row) is
+    printed as it is: escape() would copy it whole (files.html of the large benchmark corpus,
+    12 rows of 8 MB in all: the site-wide files' peak)."""
     kind = type(value)
     if kind is str:
         return _escape_str(value)
     if kind is int or kind is float:
         return str(value)
+    if kind is Markup:
+        return value
     return markupsafe.escape(value)
 
 
@@ -218,12 +224,17 @@ class Renderer:
                 comparisons=comparisons,
             )
 
-    def files_page(self, files: list[ChangedFile], rows: Fragments | None = None) -> str:
+    def files_page(self, files: list[ChangedFile], rows: Fragments | None = None) -> bytes:
         """files.html: every file a session changed, with its sessions and steps; each file's row
-        rendered on its own (_files_row.html), or taken from `rows` when a build rendered it from the same inputs."""
+        rendered on its own (_files_row.html), or taken from `rows` when a build rendered it from the same inputs.
+        Encoded as it is rendered: a row lists every session that changed its file, so the page
+        can be the size of its rows (the large benchmark corpus: 8 MB as text, which it never is whole)."""
         row_html = [self._fragment(rows, "_files_row.html", views_audit.row_inputs(entry),
                                    lambda entry=entry: {"row": views_audit.files_page_row(entry)}) for entry in files]
-        return self.env.get_template("files.html").render(root="", row_html=row_html)
+        page = io.BytesIO()
+        for piece in self.env.get_template("files.html").generate(root="", row_html=row_html):
+            page.write(piece.encode())
+        return page.getvalue()
 
     def _fragment(self, kept: Fragments | None, name: str, inputs: object, context: Callable[[], dict]) -> Markup:
         """Template `name` rendered with `context()`, whose every value comes from `inputs`
