@@ -85,3 +85,14 @@ def test_the_word_list_splits_words_as_the_browser_does_in_any_script():
     # "a" and "½" (one character each) are left out; "_", "…", "—", "-" and spaces separate
     assert words == sorted(["héllo", "wörld", "snake", "case", "foo", "bar", "東京", "x1", "y2", "àb", "ok", "end",
                             "paren", "quote", "café", "déjà", "12", "import", "os"])
+
+
+def test_words_of_tokens_an_earlier_step_held_are_listed_once_whatever_the_steps_remember(monkeypatch):
+    """A step's tokens seen in an earlier step are not split into words again (SEEN_TOKENS);
+    remembering none, or forgetting them on the way, lists the same words, each once."""
+    steps = [Step("user", number=n, text=f"Repeat-me step{n % 3} Ünïcode-{n % 2} shared") for n in range(1, 40)]
+    words = {}
+    for remembered in (0, 2, 1_000):
+        monkeypatch.setattr(search, "SEEN_TOKENS", remembered)
+        words[remembered] = shard_files(steps, "s").get(search.terms_name("s")).decode().split("\n")
+    assert words[0] == words[2] == words[1_000] == sorted(["repeat", "me", "step0", "step1", "step2", "ünïcode", "shared"])
