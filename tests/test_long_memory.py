@@ -1,14 +1,57 @@
 """Issue 20: what a build holds of a long streamed session must not grow with its length past
-what the pages need. Checked by structure (never by time): the ledger in the digest that
-every page-range worker reads back."""
+what the pages need. Checked by structure on generated sessions of N and 4N steps (never by
+time): the bytes pass 1 still holds per step once every step is seen (tracemalloc, at the
+summary), and the ledger in the digest that every page-range worker reads back."""
 from __future__ import annotations
 
+import gc
+import tracemalloc
+
+import pytest
 from gen_long_session import write_long_claude_session
 
 from replay_site.build import pipeline as site
 from replay_site.build import source_passes, spool
 from replay_site.discover import discover, pick_readers
 from replay_site.pages import views_audit
+
+STEPS = 1_000
+# What pass 1 keeps of each step until the summary (a StepFigures, its usage, cost and time,
+# the ledger's and the lists' entries): ~870 bytes a step while each StepFigures held its own
+# calls' figures and model name and the step's error text; ~690 with them shared.
+HELD_PER_STEP = 780
+
+
+def _held_at_summary(steps: int, tmp_path, monkeypatch) -> tuple[int, object]:
+    """Pass 1 of a generated session of `steps` steps: the bytes allocated since it started
+    and still held when its summary is made, and its spool file."""
+    log = write_long_claude_session(tmp_path / f"{steps}" / "-home-dev-long" / "long.jsonl", steps)
+    (source,) = discover([log], pick_readers("claude"), [])
+    held: list[int] = []
+    summarize = source_passes.summarize
+
+    def measured(*args, **kwargs):
+        gc.collect()  # and empties the free lists, which tracemalloc counts as held
+        held.append(tracemalloc.get_traced_memory()[0])
+        return summarize(*args, **kwargs)
+
+    monkeypatch.setattr(source_passes, "summarize", measured)
+    tracemalloc.start()
+    try:
+        read = source_passes._streamed(source, site.BuildOptions(incremental=False), tmp_path / f"{steps}.pickle", {})
+    finally:
+        tracemalloc.stop()
+    assert read is not None and held  # streamed, not read whole
+    return held[0], read.spooled
+
+
+@pytest.mark.slow
+def test_pass_one_holds_a_few_hundred_bytes_a_step_of_a_long_session(tmp_path, monkeypatch):
+    _held_at_summary(100, tmp_path, monkeypatch)  # the scanner's catalogue and the price table loaded first
+    short, _ = _held_at_summary(STEPS, tmp_path, monkeypatch)
+    long, _ = _held_at_summary(4 * STEPS, tmp_path, monkeypatch)
+    per_step = (long - short) / (3 * STEPS)
+    assert per_step < HELD_PER_STEP, per_step
 
 
 def test_the_digest_keeps_of_the_ledger_only_what_its_first_page_shows(tmp_path, monkeypatch):
