@@ -274,7 +274,7 @@ def test_the_ledger_tables_stop_at_their_row_limit(monkeypatch):
 
     monkeypatch.setattr(views_audit, "LEDGER_ROWS", 2)
     # the recover fixture: 3 commands, 2 files
-    view = views_audit.ledger_view(ledger(load_session(str(RECOVER), [])), lambda n: f"#step-{n}")
+    view = views_audit.ledger_view(views_audit.ledger_head(ledger(load_session(str(RECOVER), []))), lambda n: f"#step-{n}")
     assert [row.step.number for row in view.commands] == [4, 8] and view.commands_left == "the first 2 of 3 commands"
     assert len(view.files) == 2 and view.files_left is None
 
@@ -286,7 +286,10 @@ def test_a_file_row_names_its_first_steps_and_its_last():
     session = Session("s", "test", steps=[Step("assistant", tool_calls=[ToolCall("Read", arguments={"file_path": "a.py"})])
                                           for _ in range(24)])
     session.number_steps()
-    (row,) = views_audit.ledger_view(ledger(session), lambda n: f"#step-{n}").files
+    head = views_audit.ledger_head(ledger(session))
+    # the digest keeps of the row's steps only those it names
+    assert head.files[0].steps == [*range(1, 21), 24] and head.touches == [24]
+    (row,) = views_audit.ledger_view(head, lambda n: f"#step-{n}").files
     assert [jump.label for jump in row.steps] == [f"#{n}" for n in range(1, 21)]
     assert (row.more, row.last.label, row.last.href) == ("3 more", "#24", "#step-24")
 

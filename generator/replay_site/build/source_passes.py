@@ -102,10 +102,11 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
         states = with_digests(before) if before else None
         writer = SpoolWriter(path)
         figures: list[StepFigures] = []
+        shared: dict = {}
         folded = views.StepFolds()
         for part in read.parts(_PART_STEPS):
             for step in part:
-                figures.append(StepFigures(step))
+                figures.append(StepFigures(step, shared))
                 folded.add(step)
             for page in paging.pages_of(part):
                 writer.page(page)

@@ -187,23 +187,28 @@ class CallFigures:
 
     __slots__ = ("orphan", "missing_result", "is_error", "child_session_id")
 
-    def __init__(self, call: ToolCall) -> None:
-        self.orphan, self.missing_result, self.is_error, self.child_session_id = \
-            call.orphan, call.missing_result, call.is_error, call.child_session_id
+    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None) -> None:
+        self.orphan, self.missing_result, self.is_error, self.child_session_id = orphan, missing_result, is_error, child_session_id
 
 
 class StepFigures:
     """A step as its session's summary, charts and timeline read it, without its texts, calls'
     arguments and outputs: what a long session streamed through a build keeps of each step
-    (a Session whose steps are these gives the same figures; an attribute missing raises)."""
+    (a Session whose steps are these gives the same figures; an attribute missing raises).
+    `shared`: a memo the steps of one session share, so that the calls' figures alike (most
+    are) and the model's name are held once, not once a step; and only whether a step has
+    an error is kept, not its text (the figures only ask that)."""
 
     __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "usage", "cost", "model", "reward",
                  "cumulative_reward", "tool_calls", "child_session_ids", "failed_tool_calls", "error_count")
 
-    def __init__(self, step: Step) -> None:
-        self.number, self.kind, self.timestamp, self.collapsed, self.error = step.number, step.kind, step.timestamp, step.collapsed, step.error
-        self.usage, self.cost, self.model, self.reward, self.cumulative_reward = step.usage, step.cost, step.model, step.reward, step.cumulative_reward
-        self.tool_calls = tuple(map(CallFigures, step.tool_calls))
+    def __init__(self, step: Step, shared: dict) -> None:
+        self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
+        self.error = True if step.error else None
+        self.usage, self.cost, self.reward, self.cumulative_reward = step.usage, step.cost, step.reward, step.cumulative_reward
+        self.model = shared.setdefault(step.model, step.model)
+        calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
+        self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
         self.failed_tool_calls, self.error_count = step.failed_tool_calls, step.error_count
 

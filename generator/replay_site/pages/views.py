@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay_site.figures.failures import WhatWentWrong, WrongFold
-from replay_site.figures.ledger import Ledger, LedgerFold
+from replay_site.figures.ledger import LedgerFold
 from replay_site.figures.summary import SessionSummary
 from replay_site.model import CostTotal, Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
@@ -245,7 +245,7 @@ class SessionDigest:
     header: Header
     index: SessionIndex
     charts: list[Any]  # the first page's charts; their links to steps are `#step-N` until placed
-    ledger: Ledger
+    ledger: views_audit.LedgerHead
     wrong: WhatWentWrong | None
     timeline: timeline.Timeline | None = None
 
@@ -259,7 +259,7 @@ def digest(session: Session, summary: SessionSummary, standalone: bool = False, 
             folded.add(step)
     shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
     return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
-                         folded.index(session.cost.priced_steps > 0), shown, folded.ledger.ledger(), folded.wrong.result(),
+                         folded.index(session.cost.priced_steps > 0), shown, views_audit.ledger_head(folded.ledger.ledger()), folded.wrong.result(),
                          timeline.timeline(session))
 
 

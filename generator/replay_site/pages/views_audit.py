@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong
-from replay_site.figures.ledger import Ledger
+from replay_site.figures.ledger import CommandRun, FileTouch, Ledger
 from replay_site.figures.site_files import ChangedFile
 from replay_site.pages import formatting, paging
 
@@ -105,27 +105,50 @@ def _jump(number: int, href: StepHref) -> Jump:
     return Jump(number, href(number), f"#{number}")
 
 
-def ledger_view(found: Ledger, href: StepHref) -> LedgerView:
+@dataclass
+class LedgerHead:
+    """What the first page's ledger block shows of a session's Ledger, kept in its digest
+    instead of the whole ledger: every worker writing a range of a long session's pages reads
+    the digest, and the ledger grows with the session (a 200,000-step session ran ~48,000
+    commands)."""
+
+    files: list[FileTouch]  # the first LEDGER_ROWS, each with its first ROW_STEPS steps and its last
+    touches: list[int]  # how many steps touched each of those files
+    commands: list[CommandRun]  # the first LEDGER_ROWS
+    file_count: int
+    changed_count: int
+    command_count: int
+    failed_commands: int
+
+
+def ledger_head(found: Ledger) -> LedgerHead:
+    files = [FileTouch(t.path, t.action, t.added, t.removed, t.steps[:ROW_STEPS] + t.steps[ROW_STEPS:][-1:])
+             for t in found.files[:LEDGER_ROWS]]
+    return LedgerHead(files, [len(t.steps) for t in found.files[:LEDGER_ROWS]], found.commands[:LEDGER_ROWS],
+                      len(found.files), len(found.changed_files), len(found.commands), found.failed_commands)
+
+
+def ledger_view(found: LedgerHead, href: StepHref) -> LedgerView:
     files = []
-    for t in found.files[:LEDGER_ROWS]:
+    for t, touches in zip(found.files, found.touches):
         row = FileRow(t.path, t.action, f"+{t.added:,}" if t.changed else "", f"−{t.removed:,}" if t.changed else "",
                       t.added, t.removed, [_jump(n, href) for n in t.steps[:ROW_STEPS]])
-        if len(t.steps) > ROW_STEPS:
+        if touches > ROW_STEPS:
             row.last = _jump(t.steps[-1], href)
-            if len(t.steps) > ROW_STEPS + 1:
-                row.more = f"{len(t.steps) - ROW_STEPS - 1:,} more"
+            if touches > ROW_STEPS + 1:
+                row.more = f"{touches - ROW_STEPS - 1:,} more"
         files.append(row)
     commands = [CommandRow(short(run.command, COMMAND_CHARS), "—" if run.exit_code is None else str(run.exit_code),
                            -1 if run.exit_code is None else run.exit_code, run.failed,
                            formatting.duration(run.duration_s), -1 if run.duration_s is None else run.duration_s, _jump(run.step, href))
-                for run in found.commands[:LEDGER_ROWS]]
-    changed = len(found.changed_files)
-    read = len(found.files) - changed
+                for run in found.commands]
+    changed = found.changed_count
+    read = found.file_count - changed
     files_line = ", ".join(part for part in (formatting.counted(changed, "file") + " changed" if changed else "",
                                              f"{read:,} read" if read else "") if part)
     failed = found.failed_commands
-    commands_line = formatting.counted(len(found.commands), "command") + (f", {failed:,} failed" if failed else "")
-    return LedgerView(files, commands, files_line, commands_line, _left(len(found.files), "file"), _left(len(found.commands), "command"),
+    commands_line = formatting.counted(found.command_count, "command") + (f", {failed:,} failed" if failed else "")
+    return LedgerView(files, commands, files_line, commands_line, _left(found.file_count, "file"), _left(found.command_count, "command"),
                       open=len(files) + len(commands) <= LEDGER_OPEN_ROWS)
 
 

@@ -171,6 +171,8 @@ def abandoned_lines(rows: list[Row]) -> set[int]:
     # The conversation is the path to the file's last line, system lines (API errors) included.
     last = next(obj for _, obj in reversed(rows) if obj.get("type") in CHAIN_KINDS and isinstance(obj.get("uuid"), str))
     main, main_end = _chain(last["uuid"], by_uuid)
+    if all(obj["uuid"] in main for _, obj in messages):
+        return set()  # one straight conversation (most logs): no branch, and no index of every line to find one
     line_of = {obj["uuid"]: n for n, obj in rows if isinstance(obj.get("uuid"), str)}
     # Where the conversation went on from each of its lines: a branch off line J is abandoned
     # only if the conversation's continuation from J was written after it (a later line
