@@ -33,9 +33,13 @@ from replay_site.store.writer import FolderWriter, folder_writer
 # A range's pages at least: a range costs a task and a read of its session's digest (~10 ms
 # for 10,000 steps), a page of steps ~70 ms of rendering.
 MIN_RANGE_PAGES = 2
-# More ranges than workers, so that a worker done early takes another (pages differ in cost:
-# the first holds the session's lists, some steps hold long outputs).
-RANGES_PER_WORKER = 2
+# Each range takes this share of the pages still to cut (1 / (RANGE_SHARE * workers)), so that
+# ranges shrink towards the end: a worker done early takes another, and the last ranges, which
+# the build waits for, are short (pages differ in cost: the first holds the session's lists,
+# some steps hold long outputs; and a worker takes its next range before it is done with the
+# one it has). Equal ranges, 2 per worker, left the build process idle for a quarter of the
+# pass on a 10,000-step session while its one worker wrote the range it held in reserve.
+RANGE_SHARE = 2
 # A build that reads in this process (-j 0 with little to read) starts workers for pass 2 when
 # this many pages are to be written by range (~0.7 s of rendering; forking two workers from
 # the build costs a few hundredths of that).
@@ -77,13 +81,21 @@ def page_ranges(spooled: str, summaries: list[SessionSummary], navs: dict[str, t
     of its summaries (source_passes.read_and_summarize); each range checks it got its own."""
     for position, summary in enumerate(summaries):
         pages = paging.page_count(summary.steps)
-        count = min(pages // MIN_RANGE_PAGES, RANGES_PER_WORKER * workers)
-        if workers < 2 or count < 2:
+        if workers < 2 or pages < 2 * MIN_RANGE_PAGES:
             continue
         nav, _ = navs[Path(summary.page).stem]
-        bounds = [1 + pages * k // count for k in range(count + 1)]
-        for start, stop in pairwise(bounds):
+        for start, stop in pairwise(_bounds(pages, workers)):
             yield PageRange(spooled, position, range(start, stop), nav, summary)
+
+
+def _bounds(pages: int, workers: int) -> list[int]:
+    """Where ranges of pages 1..`pages` start, then where the last stops: each range a share
+    of what is left (RANGE_SHARE), none shorter than MIN_RANGE_PAGES."""
+    bounds, start = [1], 1
+    while (left := pages + 1 - start) >= 2 * MIN_RANGE_PAGES:
+        start += max(MIN_RANGE_PAGES, -(-left // (RANGE_SHARE * workers)))
+        bounds.append(start)
+    return bounds + [pages + 1]
 
 
 def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> RangeWritten:
