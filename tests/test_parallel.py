@@ -13,9 +13,13 @@ from pathlib import Path
 import pytest
 from gen_long_session import write_long_claude_session
 
+from concurrent.futures import Future
+
+from replay_site.build import page_ranges, spool
 from replay_site.build import pipeline as site
-from replay_site.build import spool
 from replay_site.build.executors import WorkerPool
+from replay_site.model import CostTotal
+from replay_site.pages.render import EarlySteps, Renderer
 
 DATA = Path(__file__).parent / "data"
 
@@ -148,3 +152,67 @@ def test_a_range_that_fails_turns_only_its_session_into_its_notice_page(tmp_path
     assert "UnpicklingError" in pages[f"sessions/{slug}.html"].decode()
     assert len([name for name in pages if name.startswith("sessions/")]) > 1  # the glue sessions' pages
     assert not list((tmp_path / "tmp").iterdir())  # the spool and the ranges' shard parts removed
+
+
+class _PassTwoHere:
+    """Pass 2's workers of a -j 0 build (pipeline._page_workers) as this process: each task
+    run when it is given, so that every page handed on early is rendered before pass 1 goes on."""
+
+    processes = 2
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        return None
+
+    @staticmethod
+    def submit(function, *args) -> Future:
+        future = Future()
+        future.set_result(function(*args))
+        return future
+
+    @staticmethod
+    def map(function, items):
+        return map(function, items)
+
+
+def test_steps_rendered_while_their_session_is_read_are_taken_where_rendered_for_what_the_page_shows(tmp_path, long_log, monkeypatch):
+    """Issue 20: pass 1 hands a streamed session's pages to pass 2's workers as it spools them
+    (page_ranges.PagesAhead), which render their steps before the session's end is known; a
+    range takes that HTML only where it was rendered with the page's running cost, and the
+    site is the same bytes. The first page is not rendered early (its side files' links name
+    the session's slug)."""
+    site.build([long_log], tmp_path / "j1", site.BuildOptions(jobs=1, incremental=False))
+    pages = snapshot(tmp_path / "j1")
+    monkeypatch.setattr(site, "_page_workers", lambda *_: _PassTwoHere())
+    taken = []
+    take = page_ranges._take_early
+    monkeypatch.setattr(page_ranges, "_take_early", lambda spooled, page: taken.append(page) or take(spooled, page))
+    kept = []
+    record = page_ranges.render_early
+    monkeypatch.setattr(page_ranges, "render_early", lambda task, options: kept.append(task.first) or record(task, options))
+    site.build([long_log], tmp_path / "j0", site.BuildOptions(jobs=0, incremental=False))
+    assert snapshot(tmp_path / "j0") == pages
+    assert kept == [2, 6]  # a part of 1,000 steps is 5 pages
+    assert taken == list(range(1, 11))
+
+    early_steps = Renderer.early_steps
+
+    def marked(self, number, steps, before):
+        """Odd pages' HTML marked, even pages' rendered for another running cost."""
+        early = early_steps(self, number, steps, before)
+        if number % 2:
+            return EarlySteps(early.before, f"<!-- early {number} -->")
+        return EarlySteps(CostTotal(usd=-1.0), "<!-- not for this page -->")
+
+    monkeypatch.setattr(Renderer, "early_steps", marked)
+    site.build([long_log], tmp_path / "marked", site.BuildOptions(jobs=0, incremental=False))
+    marked_pages = snapshot(tmp_path / "marked")
+    (slug,) = {name.split("/")[1] for name in pages if name.startswith("sessions/") and name.count("/") == 2}
+    for number in range(2, 11):
+        name = f"sessions/{slug}/{number}.html"
+        if number % 2:
+            assert f"<!-- early {number} -->".encode() in marked_pages[name]
+        else:
+            assert marked_pages[name] == pages[name]

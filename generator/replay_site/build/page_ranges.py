@@ -11,8 +11,12 @@ build takes back the other ranges' files and writes the session's notice page in
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby, pairwise
 from pathlib import Path
 
@@ -24,9 +28,9 @@ from replay_site.build.source_passes import renderer_for
 from replay_site.costs import pricing_source
 from replay_site.figures.summary import SessionSummary, page_slug
 from replay_site.load import one_line
-from replay_site.model import Problem
+from replay_site.model import CostTotal, Problem
 from replay_site.pages import paging, search
-from replay_site.pages.render import PageNav, Renderer
+from replay_site.pages.render import EarlySteps, PageNav, Renderer
 from replay_site.store.publish import PublishError
 from replay_site.store.writer import FolderWriter, folder_writer
 
@@ -98,6 +102,72 @@ def _bounds(pages: int, workers: int) -> list[int]:
     return bounds + [pages + 1]
 
 
+@dataclass(frozen=True)
+class EarlyPages:
+    """Pages `first`, `first` + 1, ... of the one session of a source pass 1 is still reading
+    (read as a stream, so spooled a part at a time: source_passes._streamed), at `offsets` of
+    the spool file `spooled`, with the running cost before each (None while none is priced)."""
+
+    spooled: str
+    first: int
+    offsets: tuple[int, ...]
+    costs_before: tuple[CostTotal | None, ...]
+
+
+class PagesAhead:
+    """Pass 1 of a long session, read in this process, hands its pages to pass 2's workers
+    as they are spooled, and they render their steps' HTML (most of a page's cost) on the
+    cores idle meanwhile (render_early); each range then takes it for the pages it was
+    rendered right for (Renderer.session_pages) and renders the others itself. Pages still
+    waiting when pass 1 ends are left to the ranges."""
+
+    def __init__(self, pool, options: BuildOptions) -> None:
+        self._pool, self._options = pool, options
+        self._waiting: list[Future] = []
+
+    def __call__(self, spooled: str, first: int, offsets: tuple[int, ...], costs_before: tuple[CostTotal | None, ...]) -> None:
+        """Pages `first`, `first` + 1, ... are at `offsets` of `spooled` (EarlyPages)."""
+        self._waiting = [future for future in self._waiting if not future.done()]
+        task = EarlyPages(spooled, first, offsets, costs_before)
+        self._waiting.append(self._pool.submit(render_early, task, self._options))
+
+    def stop(self) -> None:
+        for future in self._waiting:
+            future.cancel()
+
+
+def render_early(task: EarlyPages, options: BuildOptions) -> None:
+    """A worker's task while pass 1 reads on: the steps' HTML of some pages, each in a file
+    beside the spool for the range that writes the page (_take_early). Whatever fails here
+    (a page rendered before its session's end, a damaged spool) costs only the time: the
+    range renders the page itself, and meets the failure there."""
+    renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
+    with young_collections_only(), suppress(Exception):
+        pages = spool.read_early(task.spooled, task.offsets)
+        for number, (steps, before) in enumerate(zip(pages, task.costs_before), start=task.first):
+            early = renderer.early_steps(number, steps, before)
+            if early is not None:
+                path = _early_path(task.spooled, number)
+                with open(f"{path}.part", "wb") as stream:
+                    pickle.dump(early, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(f"{path}.part", path)  # a range sees it whole or not at all
+
+
+def _early_path(spooled: str, page: int) -> str:
+    return f"{spooled}.{page}.steps"
+
+
+def _take_early(spooled: str, page: int) -> EarlySteps | None:
+    path = _early_path(spooled, page)
+    try:
+        with open(path, "rb") as stream:
+            early = pickle.load(stream)
+    except FileNotFoundError:
+        return None
+    os.unlink(path)
+    return early
+
+
 def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> RangeWritten:
     """A worker's task: write the pages of one range and gather their part of the shard."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
@@ -112,7 +182,9 @@ def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> Range
         except Exception as exc:  # a damaged spool file: the session becomes its notice page
             detail = f"could not be read again ({one_line(exc)})"
             return RangeWritten(set(), None, detail, Problem("warning", detail, task.summary.source))
-        written = write_range(writer, renderer, whole, pages, task.nav, task.pages, task.part)
+        # only a source read as a stream has its pages rendered early: its one session
+        ready = partial(_take_early, task.spooled) if task.position == 0 else None
+        written = write_range(writer, renderer, whole, pages, task.nav, task.pages, task.part, ready)
     if isinstance(written, Exception):
         detail = one_line(written)
         return RangeWritten(writer.written, None, detail,
