@@ -123,17 +123,20 @@ class PagesAhead:
 
     def __init__(self, pool, options: BuildOptions) -> None:
         self._pool, self._options = pool, options
-        self._waiting: list[Future] = []
+        self._waiting: list[tuple[Future, str]] = []  # each task, and the spool file it reads
 
     def __call__(self, spooled: str, first: int, offsets: tuple[int, ...], costs_before: tuple[CostTotal | None, ...]) -> None:
         """Pages `first`, `first` + 1, ... are at `offsets` of `spooled` (EarlyPages)."""
-        self._waiting = [future for future in self._waiting if not future.done()]
+        self._waiting = [(future, file) for future, file in self._waiting if not future.done()]
         task = EarlyPages(spooled, first, offsets, costs_before)
-        self._waiting.append(self._pool.submit(render_early, task, self._options))
+        self._waiting.append((self._pool.submit(render_early, task, self._options), spooled))
 
     def stop(self) -> None:
-        for future in self._waiting:
-            future.cancel()
+        """No more pages early: the ranges start now, and would otherwise render a page a
+        worker is still rendering early."""
+        for future, spooled in self._waiting:
+            if not (future.done() or future.cancel()):  # started, or queued for a worker: it stops before its next page
+                Path(_stopped(spooled)).touch()
 
 
 def render_early(task: EarlyPages, options: BuildOptions) -> None:
@@ -145,12 +148,18 @@ def render_early(task: EarlyPages, options: BuildOptions) -> None:
     with young_collections_only(), suppress(Exception):
         pages = spool.read_early(task.spooled, task.offsets)
         for number, (steps, before) in enumerate(zip(pages, task.costs_before), start=task.first):
+            if os.path.exists(_stopped(task.spooled)):
+                break
             early = renderer.early_steps(number, steps, before)
             if early is not None:
                 path = _early_path(task.spooled, number)
                 with open(f"{path}.part", "wb") as stream:
                     pickle.dump(early, stream, protocol=pickle.HIGHEST_PROTOCOL)
                 os.replace(f"{path}.part", path)  # a range sees it whole or not at all
+
+
+def _stopped(spooled: str) -> str:
+    return f"{spooled}.stop"
 
 
 def _early_path(spooled: str, page: int) -> str:
