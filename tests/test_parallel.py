@@ -18,7 +18,9 @@ from concurrent.futures import Future
 from replay_site.build import page_ranges, spool
 from replay_site.build import pipeline as site
 from replay_site.build.executors import WorkerPool
+from replay_site.load import load_session
 from replay_site.model import CostTotal
+from replay_site.pages import paging
 from replay_site.pages.render import EarlySteps, Renderer
 
 DATA = Path(__file__).parent / "data"
@@ -216,3 +218,33 @@ def test_steps_rendered_while_their_session_is_read_are_taken_where_rendered_for
             assert f"<!-- early {number} -->".encode() in marked_pages[name]
         else:
             assert marked_pages[name] == pages[name]
+
+
+def test_a_worker_rendering_pages_early_stops_once_pass_one_ends(tmp_path, long_log):
+    """PagesAhead.stop: a task already with a worker when the ranges start renders no more
+    pages (the ranges would render them at the same time); one not started yet is cancelled."""
+    steps = load_session(str(long_log), []).steps
+    writer = spool.SpoolWriter(tmp_path / "0.pickle")
+    for page in paging.pages_of(steps):
+        writer.page(page)
+    offsets = writer.flush()
+    options = site.BuildOptions(incremental=False)
+    page_ranges.render_early(page_ranges.EarlyPages(str(tmp_path / "0.pickle"), 2, offsets[1:3], (None, None)), options)
+    assert sorted(path.name for path in tmp_path.glob("*.steps")) == ["0.pickle.2.steps", "0.pickle.3.steps"]
+
+    running, waiting = Future(), Future()  # what the pool made of the two tasks handed on below
+    running.set_running_or_notify_cancel()
+    futures = iter([running, waiting])
+
+    class Pool:
+        @staticmethod
+        def submit(*_) -> Future:
+            return next(futures)
+
+    ahead = page_ranges.PagesAhead(Pool(), options)
+    for first in (4, 6):
+        ahead(str(tmp_path / "0.pickle"), first, offsets[first - 1:first + 1], (None, None))
+    ahead.stop()
+    assert waiting.cancelled()
+    page_ranges.render_early(page_ranges.EarlyPages(str(tmp_path / "0.pickle"), 4, offsets[3:5], (None, None)), options)
+    assert sorted(path.name for path in tmp_path.glob("*.steps")) == ["0.pickle.2.steps", "0.pickle.3.steps"]
