@@ -301,7 +301,9 @@ def _page_workers(options: BuildOptions, pool, largest: int):
     workers = split_workers(options.jobs, pool.processes)
     if workers < 2:
         return nullcontext(None)
-    page_pool = executor_of(workers)
+    # Workers that only render: the secret scanner's catalogue (~0.4 s of a core) loads in this
+    # process afterwards, in a thread beside the reading (start_scanner), not before it.
+    page_pool = executor_of(workers, scanner=False)
     for _ in range(page_pool.processes):
         page_pool.submit(warm_up, options)
     return page_pool
