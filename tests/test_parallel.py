@@ -18,10 +18,11 @@ from concurrent.futures import Future
 from replay_site.build import page_ranges, spool
 from replay_site.build import pipeline as site
 from replay_site.build.executors import WorkerPool
-from replay_site.load import load_session
+from replay_site.load import StreamedRead, load_session
 from replay_site.model import CostTotal
 from replay_site.pages import paging
 from replay_site.pages.render import EarlySteps, Renderer
+from replay_site.redact import NotTheSame
 
 DATA = Path(__file__).parent / "data"
 
@@ -248,3 +249,19 @@ def test_a_worker_rendering_pages_early_stops_once_pass_one_ends(tmp_path, long_
     assert waiting.cancelled()
     page_ranges.render_early(page_ranges.EarlyPages(str(tmp_path / "0.pickle"), 4, offsets[3:5], (None, None)), options)
     assert sorted(path.name for path in tmp_path.glob("*.steps")) == ["0.pickle.2.steps", "0.pickle.3.steps"]
+
+
+def test_pages_rendered_early_from_a_stream_pass_one_abandons_are_not_taken(tmp_path, long_log, monkeypatch):
+    """A streamed session found at its end to differ from a whole reading (redact.NotTheSame)
+    is read whole into a spool file of the same name: what was rendered early from the
+    stream must not stand in its pages."""
+    site.build([long_log], tmp_path / "j1", site.BuildOptions(jobs=1, incremental=False))
+    monkeypatch.setattr(site, "_page_workers", lambda *_: _PassTwoHere())
+    monkeypatch.setattr(Renderer, "early_steps", lambda self, number, steps, before: EarlySteps(before, "<!-- early -->"))
+
+    def not_the_same(self):
+        raise NotTheSame("found late")
+
+    monkeypatch.setattr(StreamedRead, "session", not_the_same)
+    site.build([long_log], tmp_path / "j0", site.BuildOptions(jobs=0, incremental=False))
+    assert snapshot(tmp_path / "j0") == snapshot(tmp_path / "j1")

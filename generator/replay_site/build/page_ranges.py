@@ -131,6 +131,13 @@ class PagesAhead:
         task = EarlyPages(spooled, first, offsets, costs_before)
         self._waiting.append((self._pool.submit(render_early, task, self._options), spooled))
 
+    def abandon(self, spooled: str) -> None:
+        """Pages handed on from `spooled` are not to be taken: pass 1 abandoned the file (the
+        session would not stream as a whole reading gives it) and reads the source whole into
+        a file of the same name."""
+        Path(_stopped(spooled)).touch()
+        Path(_abandoned(spooled)).touch()
+
     def stop(self) -> None:
         """No more pages early: the ranges start now, and would otherwise render a page a
         worker is still rendering early."""
@@ -162,12 +169,18 @@ def _stopped(spooled: str) -> str:
     return f"{spooled}.stop"
 
 
+def _abandoned(spooled: str) -> str:
+    return f"{spooled}.abandoned"
+
+
 def _early_path(spooled: str, page: int) -> str:
     return f"{spooled}.{page}.steps"
 
 
 def _take_early(spooled: str, page: int) -> EarlySteps | None:
     path = _early_path(spooled, page)
+    if os.path.exists(_abandoned(spooled)):
+        return None
     try:
         with open(path, "rb") as stream:
             early = pickle.load(stream)

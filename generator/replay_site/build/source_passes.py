@@ -3,10 +3,11 @@ the sources): pass 1 reads the source once, summarizes its sessions and spools t
 writes their pages from the spool, a page of steps at a time."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from replay_site.build import spool
 from replay_site.build.spool import SpoolWriter
@@ -49,9 +50,16 @@ def read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessio
     return sessions, problems, states
 
 
-# Pages spooled already of a session still being read: its spool file, the first page's
-# number, their offsets in the file, the running cost before each (page_ranges.PagesAhead).
-Ahead = Callable[[str, int, tuple[int, ...], tuple[CostTotal | None, ...]], None]
+class Ahead(Protocol):
+    """Where a session read as a stream hands on its pages as they are spooled (page_ranges.PagesAhead)."""
+
+    def __call__(self, spooled: str, first: int, offsets: tuple[int, ...], costs_before: tuple[CostTotal | None, ...]) -> None:
+        """Pages `first`, `first` + 1, ... are at `offsets` of the spool file `spooled`, with
+        the running cost before each."""
+
+    def abandon(self, spooled: str) -> None:
+        """What was handed on from `spooled` is not to be used: the file is abandoned, and
+        the source is read whole instead (into a file of the same name)."""
 
 
 def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None,
@@ -137,6 +145,8 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
     except Exception:  # NotTheSame, a reader's failure, a step that does not pickle, a full disk: as a whole reading meets it
         if writer is not None:
             writer.abandon()
+            if ahead is not None:
+                ahead.abandon(str(path))
         return None
     return SourceRead([summary], list(session.problems), ComparePicker(options.compare), states, spooled)
 
