@@ -13,9 +13,16 @@ from pathlib import Path
 import pytest
 from gen_long_session import write_long_claude_session
 
+from concurrent.futures import Future
+
+from replay_site.build import page_ranges, spool
 from replay_site.build import pipeline as site
-from replay_site.build import spool
 from replay_site.build.executors import WorkerPool
+from replay_site.load import StreamedRead, load_session
+from replay_site.model import CostTotal
+from replay_site.pages import paging
+from replay_site.pages.render import EarlySteps, Renderer
+from replay_site.redact import NotTheSame
 
 DATA = Path(__file__).parent / "data"
 
@@ -69,7 +76,7 @@ def test_an_items_error_reaches_the_caller_after_the_results_before_it():
     assert handed == [item * item for item in range(13)]
 
 
-LONG_STEPS = 2_000  # 10 pages: shared among two workers as 4 ranges of pages, among three as 5
+LONG_STEPS = 2_000  # 10 pages: shared among two workers as 4 ranges of pages, among three as 5 (page_ranges._bounds)
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +107,10 @@ def test_a_long_sessions_pages_written_by_range_in_several_workers_are_the_same_
     for jobs in (1, 2, 3, 0):
         sites[jobs] = tmp_path / f"j{jobs}"
         site.build([DATA / "glue", long_log], sites[jobs], site.BuildOptions(jobs=jobs, incremental=False))
-    # one process writes the session whole; two workers share its 10 pages as 4 ranges, three as 5
+    # one process writes the session whole; two workers share its 10 pages as 4 ranges, each a
+    # quarter of the pages left (the last what is left), three as 5, each a sixth (2 at least)
     assert [[(r.pages.start, r.pages.stop) for r in ranges] for ranges in planned[:3]] == [
-        [], [(1, 3), (3, 6), (6, 8), (8, 11)], [(1, 3), (3, 5), (5, 7), (7, 9), (9, 11)]]
+        [], [(1, 4), (4, 6), (6, 8), (8, 11)], [(1, 3), (3, 5), (5, 7), (7, 9), (9, 11)]]
     assert len(planned[3]) == (0 if os.cpu_count() == 1 else min(5, 2 * os.cpu_count()))
     pages = snapshot(sites[1])
     slug = planned[1][0].nav.slug
@@ -147,3 +155,113 @@ def test_a_range_that_fails_turns_only_its_session_into_its_notice_page(tmp_path
     assert "UnpicklingError" in pages[f"sessions/{slug}.html"].decode()
     assert len([name for name in pages if name.startswith("sessions/")]) > 1  # the glue sessions' pages
     assert not list((tmp_path / "tmp").iterdir())  # the spool and the ranges' shard parts removed
+
+
+class _PassTwoHere:
+    """Pass 2's workers of a -j 0 build (pipeline._page_workers) as this process: each task
+    run when it is given, so that every page handed on early is rendered before pass 1 goes on."""
+
+    processes = 2
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        return None
+
+    @staticmethod
+    def submit(function, *args) -> Future:
+        future = Future()
+        future.set_result(function(*args))
+        return future
+
+    @staticmethod
+    def map(function, items):
+        return map(function, items)
+
+
+def test_steps_rendered_while_their_session_is_read_are_taken_where_rendered_for_what_the_page_shows(tmp_path, long_log, monkeypatch):
+    """Issue 20: pass 1 hands a streamed session's pages to pass 2's workers as it spools them
+    (page_ranges.PagesAhead), which render their steps before the session's end is known; a
+    range takes that HTML only where it was rendered with the page's running cost, and the
+    site is the same bytes. The first page is not rendered early (its side files' links name
+    the session's slug)."""
+    site.build([long_log], tmp_path / "j1", site.BuildOptions(jobs=1, incremental=False))
+    pages = snapshot(tmp_path / "j1")
+    monkeypatch.setattr(site, "_page_workers", lambda *_: _PassTwoHere())
+    taken = []
+    take = page_ranges._take_early
+    monkeypatch.setattr(page_ranges, "_take_early", lambda spooled, page: taken.append(page) or take(spooled, page))
+    kept = []
+    record = page_ranges.render_early
+    monkeypatch.setattr(page_ranges, "render_early", lambda task, options: kept.append(task.first) or record(task, options))
+    site.build([long_log], tmp_path / "j0", site.BuildOptions(jobs=0, incremental=False))
+    assert snapshot(tmp_path / "j0") == pages
+    assert kept == [2, 6]  # a part of 1,000 steps is 5 pages
+    assert taken == list(range(1, 11))
+
+    early_steps = Renderer.early_steps
+
+    def marked(self, number, steps, before):
+        """Odd pages' HTML marked, even pages' rendered for another running cost."""
+        early = early_steps(self, number, steps, before)
+        if number % 2:
+            return EarlySteps(early.before, f"<!-- early {number} -->")
+        return EarlySteps(CostTotal(usd=-1.0), "<!-- not for this page -->")
+
+    monkeypatch.setattr(Renderer, "early_steps", marked)
+    site.build([long_log], tmp_path / "marked", site.BuildOptions(jobs=0, incremental=False))
+    marked_pages = snapshot(tmp_path / "marked")
+    (slug,) = {name.split("/")[1] for name in pages if name.startswith("sessions/") and name.count("/") == 2}
+    for number in range(2, 11):
+        name = f"sessions/{slug}/{number}.html"
+        if number % 2:
+            assert f"<!-- early {number} -->".encode() in marked_pages[name]
+        else:
+            assert marked_pages[name] == pages[name]
+
+
+def test_a_worker_rendering_pages_early_stops_once_pass_one_ends(tmp_path, long_log):
+    """PagesAhead.stop: a task already with a worker when the ranges start renders no more
+    pages (the ranges would render them at the same time); one not started yet is cancelled."""
+    steps = load_session(str(long_log), []).steps
+    writer = spool.SpoolWriter(tmp_path / "0.pickle")
+    for page in paging.pages_of(steps):
+        writer.page(page)
+    offsets = writer.flush()
+    options = site.BuildOptions(incremental=False)
+    page_ranges.render_early(page_ranges.EarlyPages(str(tmp_path / "0.pickle"), 2, offsets[1:3], (None, None)), options)
+    assert sorted(path.name for path in tmp_path.glob("*.steps")) == ["0.pickle.2.steps", "0.pickle.3.steps"]
+
+    running, waiting = Future(), Future()  # what the pool made of the two tasks handed on below
+    running.set_running_or_notify_cancel()
+    futures = iter([running, waiting])
+
+    class Pool:
+        @staticmethod
+        def submit(*_) -> Future:
+            return next(futures)
+
+    ahead = page_ranges.PagesAhead(Pool(), options)
+    for first in (4, 6):
+        ahead(str(tmp_path / "0.pickle"), first, offsets[first - 1:first + 1], (None, None))
+    ahead.stop()
+    assert waiting.cancelled()
+    page_ranges.render_early(page_ranges.EarlyPages(str(tmp_path / "0.pickle"), 4, offsets[3:5], (None, None)), options)
+    assert sorted(path.name for path in tmp_path.glob("*.steps")) == ["0.pickle.2.steps", "0.pickle.3.steps"]
+
+
+def test_pages_rendered_early_from_a_stream_pass_one_abandons_are_not_taken(tmp_path, long_log, monkeypatch):
+    """A streamed session found at its end to differ from a whole reading (redact.NotTheSame)
+    is read whole into a spool file of the same name: what was rendered early from the
+    stream must not stand in its pages."""
+    site.build([long_log], tmp_path / "j1", site.BuildOptions(jobs=1, incremental=False))
+    monkeypatch.setattr(site, "_page_workers", lambda *_: _PassTwoHere())
+    monkeypatch.setattr(Renderer, "early_steps", lambda self, number, steps, before: EarlySteps(before, "<!-- early -->"))
+
+    def not_the_same(self):
+        raise NotTheSame("found late")
+
+    monkeypatch.setattr(StreamedRead, "session", not_the_same)
+    site.build([long_log], tmp_path / "j0", site.BuildOptions(jobs=0, incremental=False))
+    assert snapshot(tmp_path / "j0") == snapshot(tmp_path / "j1")

@@ -127,12 +127,12 @@ class WorkerPool(ProcessPoolExecutor):
     to, so one worker fewer is one working set fewer in the build's memory (the medium
     benchmark corpus with 2 processes: peak tree PSS 111 -> 97 MiB), for the same cores used."""
 
-    def __init__(self, processes: int, mp_context) -> None:
+    def __init__(self, processes: int, mp_context, scanner: bool = True) -> None:
         self._helpers_before = _helpers_running()  # the pool's queues start the tracker
         forked_here = mp_context.get_start_method() == "fork"
         self._thaw = forked_here and gc.get_freeze_count() == 0  # what to give back to the collector after
         if forked_here:
-            load_shared()
+            load_shared(scanner)
         self.processes = processes  # that run tasks (map), this one included
         self._workers = processes - 1
         super().__init__(self._workers, mp_context=mp_context, initializer=die_with_parent, initargs=(os.getpid(),))
@@ -321,11 +321,12 @@ def executor_for(jobs: int, work_bytes: int, sources: int):
     return executor_of(processes)
 
 
-def executor_of(processes: int):
-    """`processes` that run tasks, this one and processes - 1 workers, or this one alone."""
+def executor_of(processes: int, scanner: bool = True):
+    """`processes` that run tasks, this one and processes - 1 workers, or this one alone;
+    `scanner`: whether the workers may redact (load_shared)."""
     if processes <= 1:
         return InlineExecutor()
-    return WorkerPool(processes, _worker_context())
+    return WorkerPool(processes, _worker_context(), scanner)
 
 
 def _worker_context():
@@ -349,19 +350,20 @@ def _worker_context():
     return context
 
 
-def load_shared() -> None:
+def load_shared(scanner: bool = True) -> None:
     """Load what every worker needs besides the modules its tasks run (imported already by
     pipeline.py, which starts the pool, and by the fork server's worker_preload): every
-    reader, the price table and the secret scanner's compiled catalogue (~30 MiB on its own);
-    then freeze it all out of the garbage collector, whose passes would otherwise write to
-    (and so copy) every page the workers share with the process they are forked from. Each
+    reader, the price table and, unless `scanner` is false (workers that only render), the
+    secret scanner's compiled catalogue (~30 MiB on its own); then freeze it all out of the
+    garbage collector, whose passes would otherwise write to (and so copy) every page the
+    workers share with the process they are forked from. Each
     only warms a cache: what fails here fails again in the worker that needs it, which
     reports it the way the build always does."""
     from replay_site.costs.table import load_price_table
     from replay_site.readers import registry
     from replay_site.redact.detect import load_scanner
 
-    for warm_up in (registry, load_price_table, load_scanner):
+    for warm_up in (registry, load_price_table, *([load_scanner] if scanner else [])):
         try:
             warm_up()
         except Exception:  # noqa: BLE001 (see above)

@@ -11,8 +11,12 @@ build takes back the other ranges' files and writes the session's notice page in
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby, pairwise
 from pathlib import Path
 
@@ -24,18 +28,22 @@ from replay_site.build.source_passes import renderer_for
 from replay_site.costs import pricing_source
 from replay_site.figures.summary import SessionSummary, page_slug
 from replay_site.load import one_line
-from replay_site.model import Problem
+from replay_site.model import CostTotal, Problem
 from replay_site.pages import paging, search
-from replay_site.pages.render import PageNav, Renderer
+from replay_site.pages.render import EarlySteps, PageNav, Renderer
 from replay_site.store.publish import PublishError
 from replay_site.store.writer import FolderWriter, folder_writer
 
 # A range's pages at least: a range costs a task and a read of its session's digest (~10 ms
 # for 10,000 steps), a page of steps ~70 ms of rendering.
 MIN_RANGE_PAGES = 2
-# More ranges than workers, so that a worker done early takes another (pages differ in cost:
-# the first holds the session's lists, some steps hold long outputs).
-RANGES_PER_WORKER = 2
+# Each range takes this share of the pages still to cut (1 / (RANGE_SHARE * workers)), so that
+# ranges shrink towards the end: a worker done early takes another, and the last ranges, which
+# the build waits for, are short (pages differ in cost: the first holds the session's lists,
+# some steps hold long outputs; and a worker takes its next range before it is done with the
+# one it has). Equal ranges, 2 per worker, left the build process idle for a quarter of the
+# pass on a 10,000-step session while its one worker wrote the range it held in reserve.
+RANGE_SHARE = 2
 # A build that reads in this process (-j 0 with little to read) starts workers for pass 2 when
 # this many pages are to be written by range (~0.7 s of rendering; forking two workers from
 # the build costs a few hundredths of that).
@@ -77,13 +85,109 @@ def page_ranges(spooled: str, summaries: list[SessionSummary], navs: dict[str, t
     of its summaries (source_passes.read_and_summarize); each range checks it got its own."""
     for position, summary in enumerate(summaries):
         pages = paging.page_count(summary.steps)
-        count = min(pages // MIN_RANGE_PAGES, RANGES_PER_WORKER * workers)
-        if workers < 2 or count < 2:
+        if workers < 2 or pages < 2 * MIN_RANGE_PAGES:
             continue
         nav, _ = navs[Path(summary.page).stem]
-        bounds = [1 + pages * k // count for k in range(count + 1)]
-        for start, stop in pairwise(bounds):
+        for start, stop in pairwise(_bounds(pages, workers)):
             yield PageRange(spooled, position, range(start, stop), nav, summary)
+
+
+def _bounds(pages: int, workers: int) -> list[int]:
+    """Where ranges of pages 1..`pages` start, then where the last stops: each range a share
+    of what is left (RANGE_SHARE), none shorter than MIN_RANGE_PAGES."""
+    bounds, start = [1], 1
+    while (left := pages + 1 - start) >= 2 * MIN_RANGE_PAGES:
+        start += max(MIN_RANGE_PAGES, -(-left // (RANGE_SHARE * workers)))
+        bounds.append(start)
+    return bounds + [pages + 1]
+
+
+@dataclass(frozen=True)
+class EarlyPages:
+    """Pages `first`, `first` + 1, ... of the one session of a source pass 1 is still reading
+    (read as a stream, so spooled a part at a time: source_passes._streamed), at `offsets` of
+    the spool file `spooled`, with the running cost before each (None while none is priced)."""
+
+    spooled: str
+    first: int
+    offsets: tuple[int, ...]
+    costs_before: tuple[CostTotal | None, ...]
+
+
+class PagesAhead:
+    """Pass 1 of a long session, read in this process, hands its pages to pass 2's workers
+    as they are spooled, and they render their steps' HTML (most of a page's cost) on the
+    cores idle meanwhile (render_early); each range then takes it for the pages it was
+    rendered right for (Renderer.session_pages) and renders the others itself. Pages still
+    waiting when pass 1 ends are left to the ranges."""
+
+    def __init__(self, pool, options: BuildOptions) -> None:
+        self._pool, self._options = pool, options
+        self._waiting: list[tuple[Future, str]] = []  # each task, and the spool file it reads
+
+    def __call__(self, spooled: str, first: int, offsets: tuple[int, ...], costs_before: tuple[CostTotal | None, ...]) -> None:
+        """Pages `first`, `first` + 1, ... are at `offsets` of `spooled` (EarlyPages)."""
+        self._waiting = [(future, file) for future, file in self._waiting if not future.done()]
+        task = EarlyPages(spooled, first, offsets, costs_before)
+        self._waiting.append((self._pool.submit(render_early, task, self._options), spooled))
+
+    def abandon(self, spooled: str) -> None:
+        """Pages handed on from `spooled` are not to be taken: pass 1 abandoned the file (the
+        session would not stream as a whole reading gives it) and reads the source whole into
+        a file of the same name."""
+        Path(_stopped(spooled)).touch()
+        Path(_abandoned(spooled)).touch()
+
+    def stop(self) -> None:
+        """No more pages early: the ranges start now, and would otherwise render a page a
+        worker is still rendering early."""
+        for future, spooled in self._waiting:
+            if not (future.done() or future.cancel()):  # started, or queued for a worker: it stops before its next page
+                Path(_stopped(spooled)).touch()
+
+
+def render_early(task: EarlyPages, options: BuildOptions) -> None:
+    """A worker's task while pass 1 reads on: the steps' HTML of some pages, each in a file
+    beside the spool for the range that writes the page (_take_early). Whatever fails here
+    (a page rendered before its session's end, a damaged spool) costs only the time: the
+    range renders the page itself, and meets the failure there."""
+    renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
+    with young_collections_only(), suppress(Exception):
+        pages = spool.read_early(task.spooled, task.offsets)
+        for number, (steps, before) in enumerate(zip(pages, task.costs_before), start=task.first):
+            if os.path.exists(_stopped(task.spooled)):
+                break
+            early = renderer.early_steps(number, steps, before)
+            if early is not None:
+                path = _early_path(task.spooled, number)
+                with open(f"{path}.part", "wb") as stream:
+                    pickle.dump(early, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(f"{path}.part", path)  # a range sees it whole or not at all
+
+
+def _stopped(spooled: str) -> str:
+    return f"{spooled}.stop"
+
+
+def _abandoned(spooled: str) -> str:
+    return f"{spooled}.abandoned"
+
+
+def _early_path(spooled: str, page: int) -> str:
+    return f"{spooled}.{page}.steps"
+
+
+def _take_early(spooled: str, page: int) -> EarlySteps | None:
+    path = _early_path(spooled, page)
+    if os.path.exists(_abandoned(spooled)):
+        return None
+    try:
+        with open(path, "rb") as stream:
+            early = pickle.load(stream)
+    except FileNotFoundError:
+        return None
+    os.unlink(path)
+    return early
 
 
 def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> RangeWritten:
@@ -100,7 +204,9 @@ def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> Range
         except Exception as exc:  # a damaged spool file: the session becomes its notice page
             detail = f"could not be read again ({one_line(exc)})"
             return RangeWritten(set(), None, detail, Problem("warning", detail, task.summary.source))
-        written = write_range(writer, renderer, whole, pages, task.nav, task.pages, task.part)
+        # only a source read as a stream has its pages rendered early: its one session
+        ready = partial(_take_early, task.spooled) if task.position == 0 else None
+        written = write_range(writer, renderer, whole, pages, task.nav, task.pages, task.part, ready)
     if isinstance(written, Exception):
         detail = one_line(written)
         return RangeWritten(writer.written, None, detail,

@@ -32,6 +32,7 @@ from replay_site.build.page_ranges import (
     LONG_SOURCE_BYTES,
     MIN_POOL_PAGES,
     PageRange,
+    PagesAhead,
     gather,
     page_ranges,
     split_workers,
@@ -164,11 +165,14 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             start_scanner()  # loads while this process imports, reads and prices
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
         spooling = None if options.scheduler else spool_folder
-        reads = pool.map(partial(read_and_summarize, options=options, spool_folder=spooling), [(i, sources[i]) for i in stale])
+        ahead = PagesAhead(page_pool, options) if page_pool is not None else None  # this process reads
+        reads = pool.map(partial(read_and_summarize, options=options, spool_folder=spooling, ahead=ahead), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
             tick()
+        if ahead is not None:
+            ahead.stop()
         for state in per_source:
             result.summaries.extend(state.summaries)
             result.problems.extend(state.problems)
@@ -308,7 +312,9 @@ def _page_workers(options: BuildOptions, pool, largest: int):
     workers = split_workers(options.jobs, pool.processes)
     if workers < 2:
         return nullcontext(None)
-    page_pool = executor_of(workers)
+    # Workers that only render: the secret scanner's catalogue (~0.4 s of a core) loads in this
+    # process afterwards, in a thread beside the reading (start_scanner), not before it.
+    page_pool = executor_of(workers, scanner=False)
     for _ in range(page_pool.processes):
         page_pool.submit(warm_up, options)
     return page_pool

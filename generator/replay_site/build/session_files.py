@@ -5,11 +5,11 @@ its files. A long session's pages may be cut into ranges that several workers wr
 (page_ranges.py): each range gives its part of the shard, joined in page order afterwards."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from replay_site.model import Step
 from replay_site.pages import search, views
-from replay_site.pages.render import PageNav, Renderer
+from replay_site.pages.render import EarlySteps, PageNav, Renderer
 from replay_site.store.publish import PublishError
 from replay_site.store.writer import FolderWriter
 
@@ -20,19 +20,20 @@ def write_session(writer: FolderWriter, renderer: Renderer, whole: views.Session
     after taking back the files of the session it had written (the caller writes a notice
     page instead). A failure to write (PublishError) stops the build as always."""
     shard = search.SessionShard(nav.slug)
-    failed = _write_pages(writer, renderer, whole, pages, nav, shard, None)
+    failed = _write_pages(writer, renderer, whole, pages, nav, shard, None, None)
     if failed is None:
         write_shard(writer, shard)
     return failed
 
 
 def write_range(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],
-                nav: PageNav, numbers: range, part: str) -> search.ShardPart | Exception:
-    """Write pages `numbers` of one session (`pages`: their steps), gathering their part of
-    the session's shard in the file `part`; or, as write_session, take them back and return
-    the exception the renderer failed with."""
+                nav: PageNav, numbers: range, part: str, ready: Callable[[int], EarlySteps | None]) -> search.ShardPart | Exception:
+    """Write pages `numbers` of one session (`pages`: their steps; `ready`: their steps' HTML
+    rendered early, Renderer.session_pages), gathering their part of the session's shard in
+    the file `part`; or, as write_session, take them back and return the exception the
+    renderer failed with."""
     shard = search.SessionShard(nav.slug, part)
-    failed = _write_pages(writer, renderer, whole, pages, nav, shard, numbers)
+    failed = _write_pages(writer, renderer, whole, pages, nav, shard, numbers, ready)
     gathered = shard.as_part()
     return gathered if failed is None else failed
 
@@ -45,7 +46,8 @@ def write_shard(writer: FolderWriter, shard: search.SessionShard) -> set[str]:
 
 
 def _write_pages(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],
-                 nav: PageNav, shard: search.SessionShard, numbers: range | None) -> Exception | None:
+                 nav: PageNav, shard: search.SessionShard, numbers: range | None,
+                 ready: Callable[[int], EarlySteps | None] | None) -> Exception | None:
     before = set(writer.written)
 
     def fed(pages: Iterable[list[Step]]) -> Iterator[list[Step]]:
@@ -54,7 +56,7 @@ def _write_pages(writer: FolderWriter, renderer: Renderer, whole: views.SessionD
             yield steps
 
     try:
-        for name, text in renderer.session_pages(whole, fed(pages), nav, numbers):
+        for name, text in renderer.session_pages(whole, fed(pages), nav, numbers, ready):
             writer.write(name, text)
     except PublishError:
         raise

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from replay_site.build import spool
 from replay_site.build.spool import SpoolWriter
@@ -17,7 +18,7 @@ from replay_site.build.session_files import write_session
 from replay_site.costs import pricing_source
 from replay_site.figures.summary import SessionSummary, StepFigures, page_slug, summarize
 from replay_site.load import one_line, read_source, stream_source, unread
-from replay_site.model import Problem, Session, Step
+from replay_site.model import CostTotal, Problem, Session, Step
 from replay_site.pages import paging, views
 from replay_site.pages.render import PageNav, Renderer
 from replay_site.readers import SessionSource, registry
@@ -49,15 +50,29 @@ def read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessio
     return sessions, problems, states
 
 
-def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None) -> SourceRead:
+class Ahead(Protocol):
+    """Where a session read as a stream hands on its pages as they are spooled (page_ranges.PagesAhead)."""
+
+    def __call__(self, spooled: str, first: int, offsets: tuple[int, ...], costs_before: tuple[CostTotal | None, ...]) -> None:
+        """Pages `first`, `first` + 1, ... are at `offsets` of the spool file `spooled`, with
+        the running cost before each."""
+
+    def abandon(self, spooled: str) -> None:
+        """What was handed on from `spooled` is not to be used: the file is abandoned, and
+        the source is read whole instead (into a file of the same name)."""
+
+
+def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None,
+                       ahead: Ahead | None = None) -> SourceRead:
     """Pass 1 for one source: read it, keep its summaries and what a --compare pair names,
     and spool its sessions to disk for pass 2 (when there is a `spool_folder`), each with
-    what its pages need from all of its steps (views.digest)."""
+    what its pages need from all of its steps (views.digest); a session read as a stream
+    hands its pages on as they are spooled to `ahead`, when pass 2 has workers idle meanwhile."""
     index, source = task
     picker = ComparePicker(options.compare)
     try:
         agents = {name: reader.label for name, reader in registry().items()}
-        streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents) \
+        streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents, ahead) \
             if spool_folder and options.redact and not options.compare else None
         if streamed is not None:
             return streamed
@@ -85,7 +100,8 @@ def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, s
 _PART_STEPS = max(1, STEPS_AT_ONCE // paging.PAGE_STEPS) * paging.PAGE_STEPS
 
 
-def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: dict[str, str]) -> SourceRead | None:
+def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: dict[str, str],
+              ahead: Ahead | None = None) -> SourceRead | None:
     """Pass 1 for a source whose reader gives its one session out as it reads (load.StreamedRead):
     its pages spooled as they are cut, its summary and digest gathered from each step on the
     way (a StepFigures of each kept), so that memory does not grow with the session's steps'
@@ -104,12 +120,18 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
         figures: list[StepFigures] = []
         shared: dict = {}
         folded = views.StepFolds()
+        handed = 0  # pages given to `ahead`
         for part in read.parts(_PART_STEPS):
             for step in part:
                 figures.append(StepFigures(step, shared))
                 folded.add(step)
             for page in paging.pages_of(part):
                 writer.page(page)
+            if ahead is not None:  # the first page is left out: what it shows needs the session's slug
+                offsets = writer.flush()
+                later = range(max(handed, 1), len(offsets))
+                ahead(str(path), later.start + 1, offsets[later.start:], tuple(folded.cost_before(k + 1) for k in later))
+                handed = len(offsets)
         session = read.session()
         if states is None or file_states(source.files) != before:
             states = None
@@ -124,6 +146,8 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
     except Exception:  # NotTheSame, a reader's failure, a step that does not pickle, a full disk: as a whole reading meets it
         if writer is not None:
             writer.abandon()
+            if ahead is not None:
+                ahead.abandon(str(path))
         return None
     return SourceRead([summary], list(session.problems), ComparePicker(options.compare), states, spooled)
 

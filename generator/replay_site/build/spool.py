@@ -52,6 +52,12 @@ class SpoolWriter:
         self._pages.append(self._stream.tell())
         _dump(steps, self._stream)
 
+    def flush(self) -> tuple[int, ...]:
+        """Where the pages given so far of the session being spooled are, once they can be
+        read from the file (by another process: read_early)."""
+        self._stream.flush()
+        return tuple(self._pages)
+
     def session(self, head: Session, whole: Any) -> None:
         """Close the session whose pages were given since the last one (a session without
         steps has one empty page: paging.pages_of)."""
@@ -155,6 +161,12 @@ def read(spooled: str, remove: bool = True, skip: Container[int] = ()) -> Iterat
     finally:
         if remove:
             path.unlink(missing_ok=True)
+
+
+def read_early(spooled: str, offsets: Iterable[int]) -> Iterator[list[Step]]:
+    """Pages of steps of a spool file still being written (SpoolWriter.flush gave `offsets`)."""
+    with Path(spooled).open("rb") as stream:
+        yield from Pages(stream, tuple(offsets))
 
 
 def read_pages(spooled: str, session: int, first: int, stop: int) -> tuple[Session, Any, Iterator[list[Step]]]:

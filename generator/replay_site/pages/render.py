@@ -11,7 +11,7 @@ import io
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -26,7 +26,7 @@ from replay_site.figures.inputs import Inputs
 from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
-from replay_site.model import Session, Step
+from replay_site.model import CostTotal, Session, Step
 from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_index, views_steps
 from replay_site.store.states import cache_folder, code_digest
 
@@ -165,20 +165,41 @@ class Renderer:
         return files
 
     def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav,
-                      numbers: range | None = None) -> Iterator[tuple[str, str]]:
+                      numbers: range | None = None, ready: Callable[[int], EarlySteps | None] | None = None) -> Iterator[tuple[str, str]]:
         """The files of one session as (site path, text), one page at a time as its steps come
         (`pages`: each page's steps, paging.py), each page followed by the side files of the
         texts cut on it. The first page is `sessions/<slug>.html`, the others
         `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out. `numbers`:
         which of the session's pages (from 1) `pages` are, when not all of them (a range
-        rendered on its own: each page depends on the whole session's digest and its own steps only)."""
+        rendered on its own: each page depends on the whole session's digest and its own steps only).
+        `ready`: the steps' HTML of a page rendered before the session was read to its end
+        (early_steps), taken where it was rendered from what the page has now."""
         layout = views.Layout(nav.slug, whole.steps)
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
         shard = f"assets/search/{nav.slug}.js"
-        for number, html in self._session_pages(whole, pages, nav, layout, side, shard, numbers=numbers):
+        ready = ready if ready is not None and not (whole.local_time or nav.children) else None
+        for number, html in self._session_pages(whole, pages, nav, layout, side, shard, numbers=numbers, ready=ready):
             yield layout.path(number), html
             for name in sorted(side.files):
                 yield name, side.files.pop(name)
+
+    def early_steps(self, number: int, steps: list[Step], before: CostTotal | None) -> EarlySteps | None:
+        """The steps' HTML of page `number` of a session being read (build/page_ranges.py:
+        rendered on a core idle meanwhile), from what is known of it before its end: its
+        steps, the running cost before them (None: the session priced nothing so far), no
+        local times and no child sessions (a session read as a stream has neither). Its slug
+        is not known yet, so None when the HTML would hold it (a later page links its side
+        files by their own names; the first page, by the session's folder)."""
+        path = paging.page_path(_EARLY_SLUG, number)
+        side = views.SideFiles(_EARLY_SLUG, OUTPUT_LIMIT)
+        running = formatting.RunningCost(before)
+        page = _StepsOnly([views_steps.step_view(step, side, path, False, running.after(step) if before else None, {})
+                           for step in steps])
+        try:
+            html = self.env.get_template("steps.html").render(page=page)
+        except _NotKnownYet:  # a theme's steps.html that prints more of the page than its steps
+            return None
+        return None if _EARLY_SLUG in html else EarlySteps(before, html)
 
     def warm_up(self) -> None:
         """Load what the first session page would: its templates, and pygments' table of file
@@ -281,15 +302,17 @@ class Renderer:
 
     def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
                        side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None,
-                       numbers: range | None = None) -> Iterator[tuple[int, str]]:
+                       numbers: range | None = None, ready: Callable[[int], EarlySteps | None] | None = None) -> Iterator[tuple[int, str]]:
         template, steps_template = self.env.get_template("session.html"), self.env.get_template("steps.html")
         numbers = numbers or range(1, layout.pages + 1)
         number, running = numbers.start - 1, formatting.RunningCost(whole.index.cost_before(numbers.start))
         for number, steps in enumerate(pages, start=numbers.start):
+            before = replace(running.total) if whole.index.priced else None
             page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
+            early = ready(number) if ready is not None else None
             # The steps are rendered on their own and given to the page whole: included, each
             # of the million pieces of their text passed through three generators of the page.
-            steps_html = Markup(steps_template.render(page=page))
+            steps_html = Markup(early.html if early is not None and early.before == before else steps_template.render(page=page))
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline,
                                           steps_html=steps_html)
         if number != numbers.stop - 1:
@@ -312,6 +335,29 @@ class Renderer:
         if "</" in css or "</" in js:
             raise ValueError("theme CSS and JS must not contain '</' (it would end the inline element)")
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
+
+
+_EARLY_SLUG = "replay-site-slug-not-known-yet"
+
+
+class _NotKnownYet(Exception):
+    pass
+
+
+class _StepsOnly:
+    """A page as far as its steps go: asked for anything else, it fails the early rendering."""
+
+    def __init__(self, steps: list[views_steps.StepView]) -> None:
+        self.steps = steps
+
+    def __getattr__(self, name: str):
+        raise _NotKnownYet(name)
+
+
+@dataclass(frozen=True)
+class EarlySteps:
+    before: CostTotal | None  # the running cost before the page's steps, as the HTML shows it
+    html: str
 
 
 class Fragments(Protocol):
