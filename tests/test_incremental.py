@@ -55,9 +55,9 @@ def renders(monkeypatch) -> list[str]:
     seen: list[str] = []
     original = Renderer.session_pages
 
-    def counting(self, whole, pages, nav, numbers=None):
+    def counting(self, whole, pages, nav, *args, **kwargs):
         seen.append(nav.slug)
-        return original(self, whole, pages, nav, numbers)
+        return original(self, whole, pages, nav, *args, **kwargs)
 
     monkeypatch.setattr(Renderer, "session_pages", counting)
     return seen

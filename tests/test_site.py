@@ -305,8 +305,8 @@ def test_a_page_the_renderer_fails_on_becomes_a_notice_and_the_site_stays_whole(
 
     original = Renderer.session_pages
 
-    def fail_on_subagents(self, whole, pages, nav, numbers=None):
-        files = original(self, whole, pages, nav, numbers)
+    def fail_on_subagents(self, whole, pages, nav, *args, **kwargs):
+        files = original(self, whole, pages, nav, *args, **kwargs)
         if nav.parent:  # after the first page is written: the pages written so far are taken back
             yield next(files)
             raise ValueError("simulated renderer bug")
