@@ -92,7 +92,7 @@ def scan(data: bytes) -> list[Any]:
         _DEFERRED.append(data)
         _DEFERRED_BYTES += len(data)
         return []
-    return [finding for finding in load_scanner().scan(data) if finding.visible]
+    return _visible_findings(data)
 
 
 @contextmanager
@@ -116,12 +116,15 @@ def confirm_deferred() -> None:
     global _DEFERRED_BYTES
     if not _DEFERRED:
         return
-    scanner = load_scanner()
     pending = list(_DEFERRED)
     _DEFERRED.clear()
     _DEFERRED_BYTES = 0
-    if any(finding.visible for data in pending for finding in scanner.scan(data)):
+    if any(_visible_findings(data) for data in pending):
         raise FoundLater
+
+
+def _visible_findings(data: bytes) -> list[Any]:
+    return [finding for finding in load_scanner().scan(data) if finding.visible]
 
 
 def _forget_deferred() -> None:

@@ -26,22 +26,18 @@ HIGHLIGHT_LIMIT = 20_000
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-# Lexers are looked up among pygments' own first, as get_lexer_by_name does, and a file name
-# among them alone: pygments' lookups load every plugin other packages register (entry points)
-# for a file name and for a language it does not know itself, and IPython's (which claim no file
-# name) import IPython, jedi and prompt_toolkit: ~25-65 MiB and 0.4-1.8 s of a core in each
-# process that renders pages. A language only a plugin knows (gptme's `ipython` blocks) still
-# finds it.
+# A file name is looked up among pygments' own lexers alone: get_lexer_for_filename loads every
+# plugin other packages register (entry points), as get_lexer_by_name does only for a language
+# pygments does not know itself, and IPython's (which claim no file name) import IPython, jedi
+# and prompt_toolkit: ~25-65 MiB and 0.4-1.8 s of a core in each process that renders pages. A
+# language only a plugin knows (gptme's `ipython` blocks) still finds it by name.
 
 
 @cache
 def _lexer_by_name(language: str):
     """One lexer per language per process: looking one up scans pygments' registry."""
-    for _module, name, aliases, _filenames, _mimetypes in LEXERS.values():
-        if language in aliases:
-            return find_lexer_class(name)()
     try:
-        return get_lexer_by_name(language)  # the plugins'
+        return get_lexer_by_name(language)
     except ClassNotFound:
         return None
 
