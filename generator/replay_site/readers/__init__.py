@@ -14,10 +14,10 @@ import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from replay_site import installed
 from replay_site.model import Session, Step
 from replay_site.readers.fields import settle, settle_head, settle_step
 from replay_site.readers.files import Head
@@ -124,13 +124,17 @@ class SessionStream:
 
 
 def _load(spec: str) -> Reader:
-    module, _, attribute = spec.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    """The object an entry point names: `module:attribute` (dotted), extras left out."""
+    module, _, attribute = spec.partition("[")[0].partition(":")
+    found = importlib.import_module(module.strip())
+    for name in attribute.strip().split("."):
+        found = getattr(found, name)
+    return found
 
 
 @cache
 def registry() -> dict[str, Reader]:
     readers = {name: _load(spec) for name, spec in BUILTIN.items()}
-    for entry in entry_points(group="replay_site.readers"):
-        readers.setdefault(entry.name, entry.load())
+    for name, spec in installed.entry_points("replay_site.readers"):
+        readers.setdefault(name, _load(spec))
     return readers
