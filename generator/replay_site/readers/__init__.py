@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,9 +40,11 @@ class SessionSource:
     root: Path  # the SOURCE argument it was found under
     related: tuple[Path, ...] = ()  # files read together with it (subagents, parts)
 
-    @property
+    @cached_property
     def rel(self) -> str:
-        """The path relative to its SOURCE argument, so output never depends on the build's cwd."""
+        """The path relative to its SOURCE argument, so output never depends on the build's cwd
+        (worked out once: a rebuild asks it of every source several times, and pathlib's
+        relative_to is slow)."""
         if self.path == self.root:
             return self.path.name
         try:

@@ -93,6 +93,7 @@ class BuildCache:
         self.key = key
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
+        self._page_keys: dict[str, dict[str, str]] = {}  # unchanged_pages' nav keys, for remember
         if enabled:
             try:
                 stored = orjson.loads(self.path.read_bytes())
@@ -121,8 +122,12 @@ class BuildCache:
     def unchanged_pages(self, source, navs: dict[str, Any]) -> list[str] | None:
         """The files written for `source` last time, when none of them needs writing again
         (the site writer's keep() finds out whether they are all still there)."""
-        record = self.records.get(self._id(source))
-        if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
+        ident = self._id(source)
+        record = self.records.get(ident)
+        if record is None:
+            return None
+        pages = self._page_keys[ident] = {slug: nav_key(value) for slug, value in navs.items()}
+        if record.get("pages") != pages:
             return None
         return record.get("written", [])
 
@@ -136,11 +141,12 @@ class BuildCache:
         it was read) nothing is recorded, so the next build reads it again."""
         if states is None:
             return
-        self.fresh[self._id(source)] = {
+        ident = self._id(source)
+        self.fresh[ident] = {
             "files": states_to_json(states),
             "summaries": summaries,  # dataclasses, as orjson writes them
             "problems": problems,
-            "pages": {slug: nav_key(value) for slug, value in navs.items()},
+            "pages": self._page_keys.pop(ident, None) or {slug: nav_key(value) for slug, value in navs.items()},
             "written": sorted(written),
         }
 
