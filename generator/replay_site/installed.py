@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
-from replay_site import cache_folder
+from replay_site import cache_folder, keep_in_cache
 
 _FILE = "installed.json"
 _memo: dict[str, Any] | None = None  # this process's answers, read once
@@ -81,18 +80,5 @@ def _answer(question: str, ask: Callable[[], Any]) -> Any:
             _memo = {}
     if question not in _memo:
         _memo[question] = ask()
-        _save({"paths": _paths, "answers": _memo})
+        keep_in_cache(_FILE, json.dumps({"paths": _paths, "answers": _memo}).encode())
     return _memo[question]
-
-
-def _save(document: dict[str, Any]) -> None:
-    """Replace the memo at once; one that cannot be written only costs the next run the asking."""
-    folder = cache_folder()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-        with os.fdopen(handle, "w") as stream:
-            json.dump(document, stream)
-        os.replace(temporary, folder / _FILE)
-    except OSError:
-        pass
