@@ -233,10 +233,10 @@ class Detector:
         joined = _GAP.join(chunks)
         narrow = Detector(decisions=self.decisions)
         narrow.user_rules = self.user_rules
+        catalogue = _catalogue_hits(joined)  # before `lower` is made: its bytes and `lower` are not held at once
+        narrow.catalogue = bool(catalogue)
         lower = lowered(joined)
         narrow.rules = _rules_that_may_match(joined, lower)
-        catalogue = _catalogue_hits(joined)
-        narrow.catalogue = bool(catalogue)
         if self.user_rules or self.decisions.redact:  # a user's regex may anchor to a text's start or end, lost when joined
             return narrow, list(views)
         # A match inside one view is a match in the joined text too: the joined scan finds it,

@@ -1,0 +1,158 @@
+"""A JSONL line too long to hold twice (a tool's 300 MB output), parsed as it is read.
+
+Parsed whole, such a line is held three times at once: its bytes, and each long string of
+it decoded (and Claude Code writes a Bash output twice on its line: the tool_result the
+model saw and toolUseResult.stdout). Here the line is read a chunk at a time: its short
+parts are gathered into a skeleton where each long string stands as a placeholder, each
+long string is decoded alone once its closing quote is read (its bytes then let go), and
+a long string whose bytes equal an earlier one's is that string again, not another copy.
+The skeleton is then parsed and the placeholders replaced: the same object as parsing the
+line whole gives.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from replay_site.readers.files import BOM, DamagedStream
+
+# A line at least this long is parsed as it is read (jsonl._lines).
+HUGE_LINE = 16 * 1024 * 1024
+# A string whose JSON text is longer than this is decoded on its own.
+LONG_STRING = 1024 * 1024
+_CHUNK = 1024 * 1024
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_SPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
+
+
+class HugeLine:
+    """The line whose first HUGE_LINE bytes are `head`, the rest of it still in `handle`:
+    `parse` it or let `jsonl._lines` pass over the rest (`finish`)."""
+
+    def __init__(self, handle: BinaryIO, head: bytes, first: bool) -> None:
+        self._handle, self._head, self._first = handle, head, first
+        self.damage: DamagedStream | None = None  # the compressed stream broke inside this line
+        self._ends = b""  # its first and last bytes that are not whitespace (looks_truncated)
+
+    def __len__(self) -> int:
+        return len(self._head)
+
+    def _chunks(self):
+        """The line's bytes, a chunk at a time; each is let go of once handed out."""
+        head, self._head = self._head, None
+        if head is None:
+            return
+        if self._first:
+            head = head.lstrip(_SPACE).removeprefix(BOM)
+        yield head
+        while not head.endswith(b"\n"):
+            try:
+                head = self._handle.readline(_CHUNK)
+            except DamagedStream as exc:
+                self.damage = exc
+                return
+            if not head:
+                return
+            yield head
+
+    def finish(self) -> None:
+        """Read past what is left of the line, unparsed."""
+        for _ in self._chunks():
+            pass
+
+    def looks_truncated(self) -> bool:
+        return self._ends[:1] in (b"{", b"[") and self._ends[-1:] not in (b"}", b"]")
+
+    def parse(self, string: Callable[[bytearray], str], skeleton_value: Callable[[bytearray], Any]) -> Any:
+        """The line's JSON value, `string` parsing each long string (its JSON text), then
+        `skeleton_value` the rest (the whitespace around it left to it); ValueError as they
+        raise it for a line that is not JSON."""
+        skeleton = bytearray()
+        strings: list[str] = []
+        by_bytes: dict[tuple[int, bytes], str] = {}
+        nonce = secrets.token_hex(8)  # no string of the line can be a placeholder
+        current: bytearray | None = None  # the string being read, from its opening quote
+        backslashes = 0  # how many end the part of `current` read so far
+        for chunk in self._chunks():
+            if stripped := chunk.strip(_SPACE):
+                self._ends = (self._ends or stripped)[:1] + stripped[-1:]
+            position = 0
+            while position < len(chunk):
+                if current is None:
+                    quote = chunk.find(b'"', position)
+                    if quote < 0:
+                        skeleton += chunk[position:] if position else chunk
+                        break
+                    skeleton += chunk[position:quote]
+                    current, backslashes, position = bytearray(b'"'), 0, quote + 1
+                    continue
+                quote = chunk.find(b'"', position)
+                part = chunk[position:] if quote < 0 else chunk[position:quote]
+                run = len(part) - len(part.rstrip(b"\\"))
+                backslashes = backslashes + run if run == len(part) else run
+                current += part
+                if quote < 0:
+                    break
+                current.append(_QUOTE)
+                position = quote + 1
+                if backslashes % 2:  # an escaped quote: the string goes on
+                    backslashes = 0
+                    continue
+                if len(current) > LONG_STRING:
+                    skeleton += _placeholder(len(strings), nonce)
+                    strings.append(_decoded(current, by_bytes, string))
+                else:
+                    skeleton += current
+                current = None
+        if current is not None:  # cut inside a string
+            skeleton += current
+            del current
+        value = skeleton_value(skeleton)
+        return _filled(value, strings, nonce) if strings else value
+
+
+def _placeholder(index: int, nonce: str) -> bytes:
+    return f'"\\u0000{nonce} {index}"'.encode()
+
+
+def _decoded(raw: bytearray, by_bytes: dict[tuple[int, bytes], str], loads: Callable[[bytearray], str]) -> str:
+    """A long string from its JSON text (quotes included), the same str as an earlier
+    string of the line with the same bytes."""
+    key = (len(raw), hashlib.blake2b(raw, digest_size=32).digest())
+    found = by_bytes.get(key)
+    if found is None:
+        found = by_bytes[key] = loads(raw)
+    return found
+
+
+def _filled(value: Any, strings: list[str], nonce: str) -> Any:
+    """`value` with each placeholder string replaced by the long string it stands for."""
+    prefix = f"\x00{nonce} "
+
+    def real(item: Any) -> Any:
+        return strings[int(item[len(prefix):])] if isinstance(item, str) and item.startswith(prefix) else item
+
+    if isinstance(value, str):
+        return real(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if any(isinstance(key, str) and key.startswith(prefix) for key in node):
+                items = [(real(key), item) for key, item in node.items()]
+                node.clear()
+                node.update(items)
+            for key, item in node.items():
+                if isinstance(item, (dict, list)):
+                    stack.append(item)
+                elif isinstance(item, str) and item.startswith(prefix):
+                    node[key] = real(item)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, (dict, list)):
+                    stack.append(item)
+                elif isinstance(item, str) and item.startswith(prefix):
+                    node[index] = real(item)
+    return value
