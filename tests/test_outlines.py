@@ -97,13 +97,14 @@ def test_a_line_over_a_mebibyte_reads_as_a_short_one_does(tmp_path):
 
 def test_a_huge_line_read_as_it_is_parsed_is_the_line_parsed_whole(tmp_path, monkeypatch):
     # huge_lines.HugeLine, made small: a line of HUGE_LINE bytes or more is read a chunk at a
-    # time, its long strings decoded alone (escapes, non-ASCII and a surrogate pair cut across
-    # chunks; a key among them), the rest parsed as a skeleton; a string written twice on the
+    # time, its long strings decoded alone (escapes, long runs of backslashes, non-ASCII and a
+    # surrogate pair cut across chunks; a key among them), the rest parsed as a skeleton; a string written twice on the
     # line is one str; whitespace, the BOM and a cut line as for any line; lines after it read.
     from replay_site.readers import huge_lines, jsonl
 
     long = 'out "quoted" \\ back\\\\slash é 😀 \u2028 line\n' * 40
-    lines = [{"type": "user", "text": long, "copy": long, "list": [long, 1, {long: [long, True]}], "n": 12345678901234567890},
+    lines = [{"type": "user", "text": long, "copy": long, "list": [long, 1, {long: [long, True]}], "n": 12345678901234567890,
+              "runs": ("\\" * 100 + '"') * 3},
              {"type": "user", "lone": "x" * 200 + "\ud800", "n": 123456789012345678901234},
              {"type": "assistant", "short": "y"}]
     raw = [json.dumps(line, ensure_ascii=index == 1).encode() for index, line in enumerate(lines)]

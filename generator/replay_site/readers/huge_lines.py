@@ -12,6 +12,7 @@ line whole gives.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -23,8 +24,9 @@ HUGE_LINE = 16 * 1024 * 1024
 # A string whose JSON text is longer than this is decoded on its own.
 LONG_STRING = 1024 * 1024
 _CHUNK = 1024 * 1024
-_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_QUOTE = ord('"')
 _SPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
+_NOT_SPACE = re.compile(b"[^" + re.escape(_SPACE) + b"]")
 
 
 class HugeLine:
@@ -34,7 +36,7 @@ class HugeLine:
     def __init__(self, handle: BinaryIO, head: bytes, first: bool) -> None:
         self._handle, self._head, self._first = handle, head, first
         self.damage: DamagedStream | None = None  # the compressed stream broke inside this line
-        self._ends = b""  # its first and last bytes that are not whitespace (looks_truncated)
+        self._ends = b""  # its first and last bytes that are not whitespace, so far (looks_truncated)
 
     def __len__(self) -> int:
         return len(self._head)
@@ -62,6 +64,11 @@ class HugeLine:
         for _ in self._chunks():
             pass
 
+    def _note_ends(self, chunk: bytes) -> None:
+        """Keep the line's first and last bytes that are not whitespace, so far."""
+        first = self._ends[:1] or (found.group() if (found := _NOT_SPACE.search(chunk)) else b"")
+        self._ends = first + (_last_not_space(chunk) or self._ends[1:])
+
     def looks_truncated(self) -> bool:
         return self._ends[:1] in (b"{", b"[") and self._ends[-1:] not in (b"}", b"]")
 
@@ -76,23 +83,20 @@ class HugeLine:
         current: bytearray | None = None  # the string being read, from its opening quote
         backslashes = 0  # how many end the part of `current` read so far
         for chunk in self._chunks():
-            if stripped := chunk.strip(_SPACE):
-                self._ends = (self._ends or stripped)[:1] + stripped[-1:]
-            position = 0
+            self._note_ends(chunk)
+            view, position = memoryview(chunk), 0
             while position < len(chunk):
+                quote = chunk.find(b'"', position)
+                end = len(chunk) if quote < 0 else quote
                 if current is None:
-                    quote = chunk.find(b'"', position)
+                    skeleton += view[position:end]
                     if quote < 0:
-                        skeleton += chunk[position:] if position else chunk
                         break
-                    skeleton += chunk[position:quote]
                     current, backslashes, position = bytearray(b'"'), 0, quote + 1
                     continue
-                quote = chunk.find(b'"', position)
-                part = chunk[position:] if quote < 0 else chunk[position:quote]
-                run = len(part) - len(part.rstrip(b"\\"))
-                backslashes = backslashes + run if run == len(part) else run
-                current += part
+                run = _backslashes_ending(chunk, position, end)
+                backslashes = backslashes + run if run == end - position else run
+                current += view[position:end]
                 if quote < 0:
                     break
                 current.append(_QUOTE)
@@ -106,11 +110,34 @@ class HugeLine:
                 else:
                     skeleton += current
                 current = None
+            view.release()
         if current is not None:  # cut inside a string
             skeleton += current
             del current
         value = skeleton_value(skeleton)
         return _filled(value, strings, nonce) if strings else value
+
+
+def _backslashes_ending(chunk: bytes, start: int, end: int) -> int:
+    """How many backslashes end chunk[start:end], read a few bytes at a time from its end."""
+    stop = end
+    while stop > start:
+        low = max(start, stop - 64)
+        kept = len(chunk[low:stop].rstrip(b"\\"))
+        if kept:
+            return end - low - kept
+        stop = low
+    return end - start
+
+
+def _last_not_space(chunk: bytes) -> bytes:
+    stop = len(chunk)
+    while stop > 0:
+        kept = chunk[max(0, stop - 64):stop].rstrip(_SPACE)
+        if kept:
+            return kept[-1:]
+        stop -= 64
+    return b""
 
 
 def _placeholder(index: int, nonce: str) -> bytes:
