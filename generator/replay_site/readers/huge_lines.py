@@ -12,6 +12,7 @@ line whole gives.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import re
 import secrets
 from collections.abc import Callable
@@ -24,7 +25,6 @@ HUGE_LINE = 16 * 1024 * 1024
 # A string whose JSON text is longer than this is decoded on its own.
 LONG_STRING = 1024 * 1024
 _CHUNK = 1024 * 1024
-_QUOTE = ord('"')
 _SPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
 _NOT_SPACE = re.compile(b"[^" + re.escape(_SPACE) + b"]")
 
@@ -72,7 +72,7 @@ class HugeLine:
     def looks_truncated(self) -> bool:
         return self._ends[:1] in (b"{", b"[") and self._ends[-1:] not in (b"}", b"]")
 
-    def parse(self, string: Callable[[bytearray], str], skeleton_value: Callable[[bytearray], Any]) -> Any:
+    def parse(self, string: Callable[[memoryview], str], skeleton_value: Callable[[bytearray], Any]) -> Any:
         """The line's JSON value, `string` parsing each long string (its JSON text), then
         `skeleton_value` the rest (the whitespace around it left to it); ValueError as they
         raise it for a line that is not JSON."""
@@ -80,7 +80,7 @@ class HugeLine:
         strings: list[str] = []
         by_bytes: dict[tuple[int, bytes], str] = {}
         nonce = secrets.token_hex(8)  # no string of the line can be a placeholder
-        current: bytearray | None = None  # the string being read, from its opening quote
+        current: _Text | None = None  # the string being read, from its opening quote
         backslashes = 0  # how many end the part of `current` read so far
         for chunk in self._chunks():
             self._note_ends(chunk)
@@ -92,28 +92,29 @@ class HugeLine:
                     skeleton += view[position:end]
                     if quote < 0:
                         break
-                    current, backslashes, position = bytearray(b'"'), 0, quote + 1
+                    current, backslashes, position = _Text(), 0, quote + 1
                     continue
                 run = _backslashes_ending(chunk, position, end)
                 backslashes = backslashes + run if run == end - position else run
-                current += view[position:end]
+                current.add(view[position:end])
                 if quote < 0:
                     break
-                current.append(_QUOTE)
+                current.add(b'"')
                 position = quote + 1
                 if backslashes % 2:  # an escaped quote: the string goes on
                     backslashes = 0
                     continue
-                if len(current) > LONG_STRING:
+                if current.long:
                     skeleton += _placeholder(len(strings), nonce)
                     strings.append(_decoded(current, by_bytes, string))
                 else:
-                    skeleton += current
+                    skeleton += current.short
                 current = None
             view.release()
         if current is not None:  # cut inside a string
-            skeleton += current
-            del current
+            with current.view() as rest:
+                skeleton += rest
+            current.close()
         value = skeleton_value(skeleton)
         return _filled(value, strings, nonce) if strings else value
 
@@ -144,13 +145,51 @@ def _placeholder(index: int, nonce: str) -> bytes:
     return f'"\\u0000{nonce} {index}"'.encode()
 
 
-def _decoded(raw: bytearray, by_bytes: dict[tuple[int, bytes], str], loads: Callable[[bytearray], str]) -> str:
+class _Text:
+    """A string's JSON text as it is read: in a bytearray while short, in an anonymous memory
+    map of its own once longer than LONG_STRING. A bytearray grown a chunk at a time to
+    hundreds of MB leaves its earlier sizes in the heap, held after it is let go; the map's
+    pages go back to the system when it is closed."""
+
+    def __init__(self) -> None:
+        self.short = bytearray(b'"')
+        self._map: mmap.mmap | None = None
+        self._size = 0
+
+    @property
+    def long(self) -> bool:
+        return self._map is not None
+
+    def add(self, data: bytes | memoryview) -> None:
+        if self._map is None:
+            self.short += data
+            if len(self.short) <= LONG_STRING:
+                return
+            data, self.short = self.short, bytearray()
+            self._map = mmap.mmap(-1, 4 * LONG_STRING, flags=mmap.MAP_PRIVATE)  # shared, it could not grow
+        end = self._size + len(data)
+        if end > len(self._map):
+            self._map.resize(max(end, 2 * len(self._map)))
+        self._map[self._size:end] = data
+        self._size = end
+
+    def view(self) -> memoryview:
+        return memoryview(self.short if self._map is None else self._map)[:self._size if self._map else len(self.short)]
+
+    def close(self) -> None:
+        if self._map is not None:
+            self._map.close()
+
+
+def _decoded(text: _Text, by_bytes: dict[tuple[int, bytes], str], loads: Callable[[memoryview], str]) -> str:
     """A long string from its JSON text (quotes included), the same str as an earlier
     string of the line with the same bytes."""
-    key = (len(raw), hashlib.blake2b(raw, digest_size=32).digest())
-    found = by_bytes.get(key)
-    if found is None:
-        found = by_bytes[key] = loads(raw)
+    with text.view() as raw:
+        key = (len(raw), hashlib.blake2b(raw, digest_size=32).digest())
+        found = by_bytes.get(key)
+        if found is None:
+            found = by_bytes[key] = loads(raw)
+    text.close()
     return found
 
 

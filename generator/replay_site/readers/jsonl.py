@@ -180,7 +180,7 @@ def _parsed(raw: bytes | memoryview | HugeLine, exact_integers: bool = False) ->
         return loads(raw, exact_integers)
     standard = False
 
-    def string(data: bytearray) -> str:
+    def string(data: memoryview) -> str:
         nonlocal standard
         try:
             return orjson.loads(data)
@@ -188,7 +188,7 @@ def _parsed(raw: bytes | memoryview | HugeLine, exact_integers: bool = False) ->
             if not _STANDARD_LIBRARY_ONLY.search(data):
                 raise
             standard = True
-            return json.loads(data)
+            return json.loads(bytes(data))
 
     def skeleton(data: bytearray) -> Any:
         data = _cleaned(0, data)
