@@ -40,6 +40,8 @@ def has_special(text: str) -> bool:
     if text.isprintable():
         return False
     if text.isascii():
+        if len(text) <= _ASCII_SLICE:
+            return bool(text.encode().translate(None, _PLAIN_ASCII))
         # a slice at a time: a long output is not copied whole (twice: encoded, translated)
         return any(text[start:start + _ASCII_SLICE].encode().translate(None, _PLAIN_ASCII)
                    for start in range(0, len(text), _ASCII_SLICE))

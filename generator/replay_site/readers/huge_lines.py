@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import mmap
+import os
 import re
-import secrets
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
@@ -79,7 +79,7 @@ class HugeLine:
         skeleton = bytearray()
         strings: list[str] = []
         by_bytes: dict[tuple[int, bytes], str] = {}
-        nonce = secrets.token_hex(8)  # no string of the line can be a placeholder
+        nonce = os.urandom(8).hex()  # no string of the line can be a placeholder
         current: _Text | None = None  # the string being read, from its opening quote
         backslashes = 0  # how many end the part of `current` read so far
         for chunk in self._chunks():

@@ -56,7 +56,7 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
             if not raw:
                 continue
             try:
-                value = _parsed(raw, exact_integers)
+                value = loads(raw, exact_integers) if type(raw) is not HugeLine else _parsed_huge(raw, exact_integers)
             except ValueError as exc:
                 reason = "truncated line" if _looks_truncated(raw) else f"invalid JSON ({exc})"
                 problems.append(Problem("bad_line", f"{reason}, skipped", label, number))
@@ -73,17 +73,17 @@ def _lines(handle: BinaryIO, problems: list[Problem], label: str) -> Iterator[tu
     """Numbered lines, a line of HUGE_LINE bytes or more as a HugeLine (read as it is parsed,
     else passed over once the next line is asked for); a compressed stream that turns out cut
     or corrupt ends them with a Problem (the lines before it are kept)."""
-    number = 0
+    number, readline, limit = 0, handle.readline, HUGE_LINE
     while True:
         try:
-            raw = handle.readline(HUGE_LINE)
+            raw = readline(limit)
         except DamagedStream as exc:
             problems.append(Problem("bad_line", f"{exc}: the rest of the file is not read", label, number + 1))
             return
         if not raw:
             return
         number += 1
-        if len(raw) < HUGE_LINE or raw.endswith(b"\n"):
+        if len(raw) < limit or raw.endswith(b"\n"):
             yield number, raw
             continue
         raw = HugeLine(handle, raw, first=number == 1)
@@ -103,7 +103,7 @@ _SPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
 def _cleaned(number: int, raw: bytes | bytearray | HugeLine) -> bytes | memoryview | HugeLine:
     """The line without the whitespace around it (nor, on the first line, a BOM); a HugeLine
     as it is (it strips itself)."""
-    if isinstance(raw, HugeLine):
+    if type(raw) is HugeLine:
         return raw
     if len(raw) < LONG_LINE:
         raw = raw.strip()
@@ -137,7 +137,8 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
             value = None
             if kind_of(wanted[1]) not in unread_kinds:
                 try:
-                    value = _parsed(_cleaned(number, raw))
+                    raw = _cleaned(number, raw)
+                    value = loads(raw) if type(raw) is not HugeLine else _parsed_huge(raw)
                 except ValueError:
                     pass
             yield number, value if isinstance(value, dict) else wanted[1]
@@ -173,11 +174,9 @@ def loads(raw: bytes | memoryview, exact_integers: bool = False) -> Any:
         return json.loads(bytes(raw))
 
 
-def _parsed(raw: bytes | memoryview | HugeLine, exact_integers: bool = False) -> Any:
-    """`loads` of a line; a huge line's parts as it is read, each as the line whole would be
-    (a line orjson refuses is parsed by the standard library, and so is its every part)."""
-    if not isinstance(raw, HugeLine):
-        return loads(raw, exact_integers)
+def _parsed_huge(raw: HugeLine, exact_integers: bool = False) -> Any:
+    """`loads` of a huge line, its parts as it is read, each as the line whole would be (a
+    line orjson refuses is parsed by the standard library, and so is its every part)."""
     standard = False
 
     def string(data: memoryview) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from itertools import accumulate
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -69,9 +69,11 @@ def _kind(rule_id: str) -> str:
 SCANNED_ALONE = 16 * 1024 * 1024
 
 
-def _scanned_together(chunks: list[str]) -> list[list[int]]:
+def _scanned_together(chunks: list[str]) -> list[Sequence[int]]:
     """The indexes of `chunks` in groups each joined for one scan: every chunk of SCANNED_ALONE
     characters or more alone, the others together (one group when none is that long)."""
+    if not chunks or max(map(len, chunks)) < SCANNED_ALONE:
+        return [range(len(chunks))]
     alone = [[index] for index, chunk in enumerate(chunks) if len(chunk) >= SCANNED_ALONE]
     rest = [index for index, chunk in enumerate(chunks) if len(chunk) < SCANNED_ALONE]
     return [rest, *alone] if rest or not alone else alone
@@ -249,7 +251,7 @@ class Detector:
         suspects: dict[str, None] = {}
         secrets: set[str] = set()
         for group in _scanned_together(chunks):
-            joined = _GAP.join(chunks[index] for index in group)
+            joined = _GAP.join(chunks if len(group) == len(chunks) else [chunks[index] for index in group])
             catalogue = _catalogue_hits(joined)  # before `lower` is made: its bytes and `lower` are not held at once
             narrow.catalogue = narrow.catalogue or bool(catalogue)
             lower = lowered(joined)
