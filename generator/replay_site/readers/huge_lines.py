@@ -34,12 +34,13 @@ class HugeLine:
     `parse` it or let `jsonl._lines` pass over the rest (`finish`)."""
 
     def __init__(self, handle: BinaryIO, head: bytes, first: bool) -> None:
-        self._handle, self._head, self._first = handle, head, first
+        self._handle, self._head, self._first, self._length = handle, head, first, len(head)
         self.damage: DamagedStream | None = None  # the compressed stream broke inside this line
         self._ends = b""  # its first and last bytes that are not whitespace, so far (looks_truncated)
 
     def __len__(self) -> int:
-        return len(self._head)
+        """At least HUGE_LINE: the bytes read before it was known to be huge."""
+        return self._length
 
     def _chunks(self):
         """The line's bytes, a chunk at a time; each is let go of once handed out."""
