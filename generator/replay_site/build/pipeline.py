@@ -173,6 +173,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             tick()
         if ahead is not None:
             ahead.stop()
+        pool.reading_done()
         for state in per_source:
             result.summaries.extend(state.summaries)
             result.problems.extend(state.problems)
