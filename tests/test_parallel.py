@@ -88,7 +88,7 @@ def test_pass_two_runs_in_processes_without_the_catalogue():
     from the spool in this process and workers forked anew once it has dropped it."""
     with PassPools(2, multiprocessing.get_context("fork")) as pools:
         reading = list(pools.map(catalogue_loaded, range(12)))
-        pools.reading_done()
+        pools.reading_done(lambda: None)
         writing = list(pools.map(catalogue_loaded, range(12)))
     assert all(loaded for loaded, _ in reading)
     assert not any(loaded for loaded, _ in writing)

@@ -52,7 +52,7 @@ class DaskExecutor:
         self.client.close()
 
     @staticmethod
-    def reading_done() -> None:
+    def reading_done(_prepare: Callable[[], None]) -> None:
         """The cluster's workers keep what they loaded: each process of theirs may read again."""
 
     def map(self, function: Callable, items: Iterable[Any]) -> Iterator[Any]:

@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from functools import lru_cache
@@ -231,13 +231,15 @@ class PassPools:
     def submit(self, *args, **kwargs):
         return self._pool.submit(*args, **kwargs)
 
-    def reading_done(self) -> None:
+    def reading_done(self, prepare: Callable[[], None]) -> None:
         """Pass 1 is over: its workers end, this process drops the catalogue (WorkerPool's
-        exit) and forks pass 2's. Workers from a fork server keep theirs: it loads the
+        exit), runs `prepare` (what every process of pass 2 loads: made once here, it is
+        shared) and forks pass 2's. Workers from a fork server keep theirs: it loads the
         catalogue for every worker it forks (worker_preload)."""
         if self._context.get_start_method() != "fork":
             return
         self._pool.__exit__(None, None, None)
+        prepare()
         self._pool = WorkerPool(self.processes, self._context, scanner=False)
 
     def __exit__(self, exc_type, exc, traceback):
@@ -334,7 +336,7 @@ class InlineExecutor:
         return (run_then_release(function, item) for item in items)
 
     @staticmethod
-    def reading_done() -> None:
+    def reading_done(_prepare: Callable[[], None]) -> None:
         """The catalogue stays: the next build in this process may need it (_release_shared)."""
 
 

@@ -173,7 +173,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             tick()
         if ahead is not None:
             ahead.stop()
-        pool.reading_done()
+        pool.reading_done(partial(warm_up, options))  # pass 2's workers fork with it
         for state in per_source:
             result.summaries.extend(state.summaries)
             result.problems.extend(state.problems)
