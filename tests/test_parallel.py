@@ -17,7 +17,7 @@ from concurrent.futures import Future
 
 from replay_site.build import page_ranges, spool
 from replay_site.build import pipeline as site
-from replay_site.build.worker_pool import WorkerPool
+from replay_site.build.worker_pool import PassPools, WorkerPool
 from replay_site.load import StreamedRead, load_session
 from replay_site.model import CostTotal
 from replay_site.pages import paging
@@ -74,6 +74,26 @@ def test_an_items_error_reaches_the_caller_after_the_results_before_it():
         for square, _ in pool.map(square_where, range(20)):
             handed.append(square)
     assert handed == [item * item for item in range(13)]
+
+
+def catalogue_loaded(_item: int) -> tuple[bool, int]:
+    from replay_site.catalogue import _load_scanner
+
+    time.sleep(0.02)  # long enough that the worker and this process both take items
+    return _load_scanner.cache_info().currsize > 0, os.getpid()
+
+
+def test_pass_two_runs_in_processes_without_the_catalogue():
+    """Pass 1 redacts in processes that share the scanner's catalogue; pass 2 writes pages
+    from the spool in this process and workers forked anew once it has dropped it."""
+    with PassPools(2, multiprocessing.get_context("fork")) as pools:
+        reading = list(pools.map(catalogue_loaded, range(12)))
+        pools.reading_done(lambda: None)
+        writing = list(pools.map(catalogue_loaded, range(12)))
+    assert all(loaded for loaded, _ in reading)
+    assert not any(loaded for loaded, _ in writing)
+    readers, writers = {pid for _, pid in reading}, {pid for _, pid in writing}
+    assert len(readers) == len(writers) == 2 and readers & writers == {os.getpid()}
 
 
 LONG_STEPS = 2_000  # 10 pages: shared among two workers as 4 ranges of pages, among three as 5 (page_ranges._bounds)

@@ -51,6 +51,10 @@ class DaskExecutor:
     def __exit__(self, *_exc) -> None:
         self.client.close()
 
+    @staticmethod
+    def reading_done(_prepare: Callable[[], None]) -> None:
+        """The cluster's workers keep what they loaded: each process of theirs may read again."""
+
     def map(self, function: Callable, items: Iterable[Any]) -> Iterator[Any]:
         """function(item) for each item as cluster tasks, results in the items' order, each
         task's result released once taken."""

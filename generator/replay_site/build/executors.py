@@ -2,11 +2,12 @@
 
 `executor_for` decides from the bytes the build has to read: this process alone
 (`InlineExecutor`) for small builds, else this one beside a pool of workers that die with
-the build (worker_pool.py, imported only then).
+the build (worker_pool.py, imported only then), a pool for each pass (`PassPools`).
 """
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from replay_site.build.task_memory import release_freed_memory, run_then_release
 
@@ -27,6 +28,10 @@ class InlineExecutor:
     def map(function, items):
         return (run_then_release(function, item) for item in items)
 
+    @staticmethod
+    def reading_done(_prepare: Callable[[], None]) -> None:
+        """The catalogue stays: the next build in this process may need it (_release_shared)."""
+
 
 # Starting workers (an interpreter loading jinja2, pygments, prices and the secret scanner:
 # once in the fork server, else once per spawned worker) costs about half a second of a core,
@@ -43,7 +48,11 @@ def executor_for(jobs: int, work_bytes: int, sources: int):
     the bytes to read pay for (never more than sources to read, nor than cores)."""
     processes = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
     release_freed_memory()  # discovery's file heads, before the long part of the build
-    return executor_of(processes)
+    if processes <= 1:
+        return InlineExecutor()
+    from replay_site.build.worker_pool import PassPools, worker_context
+
+    return PassPools(processes, worker_context())
 
 
 def executor_of(processes: int, scanner: bool = True):

@@ -193,6 +193,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                 continue
             cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
+        if tasks:  # pass 2's workers forked without the catalogue, with the renderer warm
+            pool.reading_done(partial(warm_up, options))
         ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
         with executor as pass_two:
             # the ranges first: a long session's pages are the longest work

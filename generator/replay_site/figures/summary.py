@@ -16,7 +16,7 @@ from replay_site.figures.ledger import Ledger, files_changed, ledger
 from replay_site.model import CostTotal, Session, Step, ToolCall, Usage
 
 
-@dataclass
+@dataclass(slots=True)
 class ModelFigures:
     steps: int = 0
     input_tokens: int = 0
@@ -27,7 +27,7 @@ class ModelFigures:
     unpriced_steps: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionSummary:
     id: str
     format: str
