@@ -15,7 +15,7 @@ from gen_long_session import write_long_claude_session
 
 from concurrent.futures import Future
 
-from replay_site.build import page_ranges, spool
+from replay_site.build import page_ranges, spool, task_memory
 from replay_site.build import pipeline as site
 from replay_site.build.worker_pool import PassPools, WorkerPool
 from replay_site.load import StreamedRead, load_session
@@ -66,6 +66,27 @@ def test_the_build_process_runs_items_beside_its_worker():
     assert [square for square, _ in results] == [item * item for item in range(12)]
     # two processes ran the items: this one and the pool's one worker
     assert {pid for _, pid in results} - {os.getpid()} and os.getpid() in {pid for _, pid in results}
+
+
+def test_freed_memory_is_given_back_once_the_process_grew_since_it_last_was(monkeypatch):
+    """A task's end trims the heap only when the resident size is _TRIM_AFTER_GROWTH above its
+    least since the last trim: not after every small task, whose pages the next one reuses."""
+    mib = 1 << 20
+    resident = [100 * mib]
+    trims = []
+    monkeypatch.setattr(task_memory, "_resident_bytes", lambda: resident[0])
+    monkeypatch.setattr(task_memory, "release_freed_memory", lambda: trims.append(resident[0]))
+    monkeypatch.setattr(task_memory, "_resident_floor", None)
+    growth = task_memory._TRIM_AFTER_GROWTH
+    for size, trimmed in [(100, True), (105, False), (100 + growth // mib - 1, False), (90, False),
+                          (90 + growth // mib, True), (95, False)]:
+        resident[0] = size * mib
+        task_memory.run_then_release(lambda: None)
+        assert bool(trims and trims[-1] == size * mib) == trimmed, size
+        trims.clear()
+    monkeypatch.setattr(task_memory, "_resident_bytes", lambda: None)  # unknown: always given back
+    task_memory.run_then_release(lambda: None)
+    assert trims == [95 * mib]
 
 
 def test_an_items_error_reaches_the_caller_after_the_results_before_it():
