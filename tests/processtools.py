@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from replay_site.build.executors import WORKER_NAME
+from replay_site.build.worker_pool import WORKER_NAME
 
 
 def children_of() -> dict[int, list[int]]:
@@ -62,6 +62,6 @@ def name(pid: int) -> str:
 
 
 def workers_in(family: set[int]) -> bool:
-    """Whether a worker runs among `family`: every worker names itself (executors.WORKER_NAME),
+    """Whether a worker runs among `family`: every worker names itself (worker_pool.WORKER_NAME),
     whether forked from the build, by its fork server or spawned."""
     return any(name(pid) == WORKER_NAME.decode() for pid in family)

@@ -407,3 +407,34 @@ def test_a_result_without_its_call_is_shown_but_not_counted_as_a_tool_call(data,
     [stray] = [step for step in session.steps if (step.title or "").startswith("Tool result without its call")]
     assert stray.title.endswith("(an error)") and "No rule to make target 'docs'" in stray.text and stray.collapsed
     assert (session.tool_calls, session.failed_tool_calls) == (1, 1)
+
+
+def test_a_summary_in_another_log_of_the_project_is_remembered_by_that_log_s_stat(tmp_path, monkeypatch):
+    """A title given by a summary line in another log of the project folder: that log is read
+    once, then remembered in the cache folder while its size, mtime and inode stay; changed,
+    it is read again (meta._project_summaries)."""
+    from replay_site.readers.claude import meta
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project = tmp_path / "-home-dev-app"
+    project.mkdir()
+    uuid = "aaaaaaaa-0000-4000-8000-000000000001"
+    main = project / "11111111-0000-4000-8000-000000000001.jsonl"
+    main.write_text(json.dumps({"type": "user", "uuid": uuid, "parentUuid": None, "sessionId": main.stem,
+                                "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hello"}}) + "\n")
+    other = project / "22222222-0000-4000-8000-000000000002.jsonl"
+    other.write_text(json.dumps({"type": "summary", "summary": "First title", "leafUuid": uuid}) + "\n")
+    read = []
+    real = meta._summaries_in
+    monkeypatch.setattr(meta, "_summaries_in", lambda path: read.append(path.name) or real(path))
+
+    def title() -> str:
+        meta._project_summaries.cache_clear()  # a new process
+        [session] = READER.read(SessionSource("claude", main, project))
+        return session.title
+
+    assert title() == "First title" and sorted(read) == sorted([main.name, other.name])
+    read.clear()
+    assert title() == "First title" and read == []  # both remembered
+    other.write_text(json.dumps({"type": "summary", "summary": "Second title!", "leafUuid": uuid}) + "\n")
+    assert title() == "Second title!" and read == [other.name]

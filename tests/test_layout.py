@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "generator" / "replay_site"
 # Lowest floor first; a part imports only from its own folder or from lower floors.
 FLOORS = [
     {"__init__"},
-    {"model", "ansi", "measures", "catalogue"},
+    {"model", "ansi", "measures", "catalogue", "installed"},
     {"model_text", "diffs", "costs", "figures"},
     {"readers", "redact", "store"},
     {"discover", "pages"},

@@ -4,6 +4,7 @@ so that a long log is never in memory parsed whole: the shape read without the l
 the conversation's shape exactly as with them, and give the same sessions as a log kept whole."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from replay_site.readers.claude import reader
@@ -103,3 +104,34 @@ def test_a_line_over_a_mebibyte_reads_as_a_short_one_does(tmp_path):
     assert rows == [(1, {"type": "user", "text": text})]
     assert [str(problem) for problem in problems] == ["log.jsonl:2: truncated line, skipped"]
     assert list(shape_of(log, rows, keep=False).lines()) == rows
+
+
+def test_a_huge_line_read_as_it_is_parsed_is_the_line_parsed_whole(tmp_path, monkeypatch):
+    # huge_lines.HugeLine, made small: a line of HUGE_LINE bytes or more is read a chunk at a
+    # time, its long strings decoded alone (escapes, long runs of backslashes, non-ASCII and a
+    # surrogate pair cut across chunks; a key among them), the rest parsed as a skeleton; a string written twice on the
+    # line is one str; whitespace, the BOM and a cut line as for any line; lines after it read.
+    from replay_site.readers import huge_lines, jsonl
+
+    long = 'out "quoted" \\ back\\\\slash é 😀 \u2028 line\n' * 40
+    lines = [{"type": "user", "text": long, "copy": long, "list": [long, 1, {long: [long, True]}], "n": 12345678901234567890,
+              "runs": ("\\" * 100 + '"') * 3},
+             {"type": "user", "lone": "x" * 200 + "\ud800", "n": 123456789012345678901234},
+             {"type": "assistant", "short": "y"}]
+    raw = [json.dumps(line, ensure_ascii=index == 1).encode() for index, line in enumerate(lines)]
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(BOM + b" \x0c" + raw[0] + b"\x0b \r\n" + raw[1] + b"\n" + raw[0][:-300] + b"\n" + raw[2] + b"\n")
+    whole_problems, huge_problems = [], []
+    whole = list(iter_objects(log, whole_problems, "log.jsonl"))
+    monkeypatch.setattr(jsonl, "HUGE_LINE", 64)
+    monkeypatch.setattr(huge_lines, "LONG_STRING", 100)
+    monkeypatch.setattr(huge_lines, "_CHUNK", 7)
+    huge = list(iter_objects(log, huge_problems, "log.jsonl"))
+    assert huge == whole and [number for number, _ in huge] == [1, 2, 4]
+    assert repr(huge) == repr(whole)  # the integers too, exact or not as the whole line's parse gave them
+    assert [str(problem) for problem in huge_problems] == [str(problem) for problem in whole_problems] \
+        == ["log.jsonl:3: truncated line, skipped"]
+    first = huge[0][1]
+    assert first["text"] is first["copy"] is first["list"][0]
+    assert list(shape_of(log, huge, keep=False).lines()) == whole
+    assert list(shape_of(log, huge[2:], keep=False).lines()) == whole[2:]  # a huge line passed over unparsed

@@ -1,6 +1,6 @@
 """Worker processes change nothing but the time: a build with two workers writes the same
 bytes as a build in one process. The build process runs items itself beside its workers
-(executors.WorkerPool.map), and hands on every result, or an item's error, in the items' order."""
+(worker_pool.WorkerPool.map), and hands on every result, or an item's error, in the items' order."""
 from __future__ import annotations
 
 import gc
@@ -17,7 +17,7 @@ from concurrent.futures import Future
 
 from replay_site.build import page_ranges, spool
 from replay_site.build import pipeline as site
-from replay_site.build.executors import WorkerPool
+from replay_site.build.worker_pool import WorkerPool
 from replay_site.load import StreamedRead, load_session
 from replay_site.model import CostTotal
 from replay_site.pages import paging

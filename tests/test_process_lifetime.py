@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from processtools import command, descendants, name, running
 
-from replay_site.build.executors import WORKER_NAME
+from replay_site.build.worker_pool import WORKER_NAME
 
 from replay_site.build import pipeline as site
 

@@ -414,3 +414,17 @@ def test_a_file_of_yours_where_the_new_site_writes_stays_beside_it_and_is_report
     kept = [p for p in out.parent.glob(".docs.replay-site-*/index.html")]
     assert len(kept) == 1 and kept[0].read_text() == "my own front page"  # never deleted
     assert [str(p) for p in result.problems if "left in place" in str(p)] == [f"{kept[0]}: not written by replay-site, so left in place"]
+
+
+def test_a_long_text_is_written_a_slice_at_a_time_as_the_same_bytes(tmp_path, monkeypatch):
+    # store.writer._TEXT_SLICE: a long side file is encoded a slice at a time, not held twice;
+    # characters of several bytes fall on the slices' edges.
+    from replay_site.store import writer
+
+    monkeypatch.setattr(writer, "_TEXT_SLICE", 5)
+    text = "héllo wörld 😀 \n" * 7
+    site = writer.FolderWriter(tmp_path)
+    site.write("sessions/s/outputs/1-1.txt", text)
+    site.write("short.txt", "é")
+    assert (tmp_path / "sessions" / "s" / "outputs" / "1-1.txt").read_bytes() == text.encode()
+    assert (tmp_path / "short.txt").read_bytes() == "é".encode()

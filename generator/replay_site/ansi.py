@@ -29,6 +29,7 @@ _SPECIAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200
                       "\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 # Zero-width joiners (U+200C/D) are kept: emoji sequences and several scripts need them.
 _PLAIN_ASCII = bytes(range(0x20, 0x7f)) + b"\t\n"
+_ASCII_SLICE = 1 << 20
 
 
 def has_special(text: str) -> bool:
@@ -39,7 +40,11 @@ def has_special(text: str) -> bool:
     if text.isprintable():
         return False
     if text.isascii():
-        return bool(text.encode().translate(None, _PLAIN_ASCII))
+        if len(text) <= _ASCII_SLICE:
+            return bool(text.encode().translate(None, _PLAIN_ASCII))
+        # a slice at a time: a long output is not copied whole (twice: encoded, translated)
+        return any(text[start:start + _ASCII_SLICE].encode().translate(None, _PLAIN_ASCII)
+                   for start in range(0, len(text), _ASCII_SLICE))
     if text.replace("\n", " ").replace("\t", " ").isprintable():  # 40% of the regex's time
         return False
     return _SPECIAL.search(text) is not None

@@ -52,7 +52,7 @@ def load_scanner():
 
 def release_scanner() -> None:
     """Drop this process's catalogue, for a process done redacting: its ~25 MiB go back to
-    the system at the next malloc_trim (executors.release_freed_memory). Asked for again, it
+    the system at the next malloc_trim (build.task_memory.release_freed_memory). Asked for again, it
     loads again (~0.3 s from kingfisher's disk cache)."""
     global _STARTED
     with _SCANNER_LOCK:

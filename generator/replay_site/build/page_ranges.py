@@ -22,7 +22,7 @@ from pathlib import Path
 
 from replay_site.build import spool
 from replay_site.build.build_options import BuildOptions
-from replay_site.build.executors import young_collections_only
+from replay_site.build.task_memory import young_collections_only
 from replay_site.build.session_files import write_range, write_shard
 from replay_site.build.source_passes import renderer_for
 from replay_site.costs import pricing_source

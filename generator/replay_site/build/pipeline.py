@@ -276,7 +276,7 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
         return
     attach_digests(listing, cache.files_read(), tuple(str(path) for path in inputs[roots:]))
     folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
-    replace_file(site_record_path(out), {
+    replace_file(site_record_path(out), orjson.dumps({
         "started_ns": started_ns,
         "key": cache.key,
         "code": code_digest(),
@@ -288,7 +288,7 @@ def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[P
         "steps": result.steps,
         "problems": [str(problem) for problem in result.problems],
         "request": None,  # entry.py's key for the command line that ran this build
-    })
+    }))
 
 
 @dataclass

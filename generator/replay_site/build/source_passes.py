@@ -13,7 +13,7 @@ from replay_site.build import spool
 from replay_site.build.spool import SpoolWriter
 from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker
-from replay_site.build.executors import young_collections_only
+from replay_site.build.task_memory import young_collections_only
 from replay_site.build.session_files import write_session
 from replay_site.costs import pricing_source
 from replay_site.figures.summary import SessionSummary, StepFigures, page_slug, summarize

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replay_site import cache_folder
+from replay_site import cache_folder, installed
 from replay_site.model import Usage
 
 if TYPE_CHECKING:
@@ -87,8 +86,8 @@ _MEMO_SIZE = 1024
 
 @lru_cache(maxsize=1)
 def table_version() -> str:
-    """genai-prices' version (importlib.metadata searches every path entry for it, ~4 ms a call)."""
-    return version("genai-prices")
+    """genai-prices' version (installed.py: remembered while the path's folders are unchanged)."""
+    return installed.version("genai-prices") or ""
 
 
 @lru_cache(maxsize=1)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
-from importlib.metadata import entry_points
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
+from replay_site import installed
 from replay_site.model import Session, Step
 from replay_site.readers.fields import settle, settle_head, settle_step
 from replay_site.readers.files import Head
@@ -40,9 +40,11 @@ class SessionSource:
     root: Path  # the SOURCE argument it was found under
     related: tuple[Path, ...] = ()  # files read together with it (subagents, parts)
 
-    @property
+    @cached_property
     def rel(self) -> str:
-        """The path relative to its SOURCE argument, so output never depends on the build's cwd."""
+        """The path relative to its SOURCE argument, so output never depends on the build's cwd
+        (worked out once: a rebuild asks it of every source several times, and pathlib's
+        relative_to is slow)."""
         if self.path == self.root:
             return self.path.name
         try:
@@ -124,13 +126,17 @@ class SessionStream:
 
 
 def _load(spec: str) -> Reader:
-    module, _, attribute = spec.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    """The object an entry point names: `module:attribute` (dotted), extras left out."""
+    module, _, attribute = spec.partition("[")[0].partition(":")
+    found = importlib.import_module(module.strip())
+    for name in attribute.strip().split("."):
+        found = getattr(found, name)
+    return found
 
 
 @cache
 def registry() -> dict[str, Reader]:
     readers = {name: _load(spec) for name, spec in BUILTIN.items()}
-    for entry in entry_points(group="replay_site.readers"):
-        readers.setdefault(entry.name, entry.load())
+    for name, spec in installed.entry_points("replay_site.readers"):
+        readers.setdefault(name, _load(spec))
     return readers

@@ -6,12 +6,13 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from replay_site.model import Problem, RecordCounts, count_record
 from replay_site.readers.files import BOM, DamagedStream, open_log
+from replay_site.readers.huge_lines import HUGE_LINE, HugeLine
 
 # A kind name from a log goes into sessions.json and onto the index: kept short.
 KIND_LENGTH = 60
@@ -55,7 +56,7 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
             if not raw:
                 continue
             try:
-                value = loads(raw, exact_integers)
+                value = loads(raw, exact_integers) if type(raw) is not HugeLine else _parsed_huge(raw, exact_integers)
             except ValueError as exc:
                 reason = "truncated line" if _looks_truncated(raw) else f"invalid JSON ({exc})"
                 problems.append(Problem("bad_line", f"{reason}, skipped", label, number))
@@ -68,21 +69,29 @@ def iter_objects(path: Path, problems: list[Problem], label: str | None = None,
             yield number, value
 
 
-def _lines(handle: Iterable[bytes], problems: list[Problem], label: str) -> Iterator[tuple[int, bytes]]:
-    """Numbered lines; a compressed stream that turns out cut or corrupt ends them with a
-    Problem (the lines before it are kept)."""
-    number = 0
-    lines = iter(handle)
+def _lines(handle: BinaryIO, problems: list[Problem], label: str) -> Iterator[tuple[int, bytes | HugeLine]]:
+    """Numbered lines, a line of HUGE_LINE bytes or more as a HugeLine (read as it is parsed,
+    else passed over once the next line is asked for); a compressed stream that turns out cut
+    or corrupt ends them with a Problem (the lines before it are kept)."""
+    number, readline, limit = 0, handle.readline, HUGE_LINE
     while True:
         try:
-            raw = next(lines)
-        except StopIteration:
-            return
+            raw = readline(limit)
         except DamagedStream as exc:
             problems.append(Problem("bad_line", f"{exc}: the rest of the file is not read", label, number + 1))
             return
+        if not raw:
+            return
         number += 1
+        if len(raw) < limit or raw.endswith(b"\n"):
+            yield number, raw
+            continue
+        raw = HugeLine(handle, raw, first=number == 1)
         yield number, raw
+        raw.finish()
+        if raw.damage is not None:
+            problems.append(Problem("bad_line", f"{raw.damage}: the rest of the file is not read", label, number))
+            return
 
 
 # Past this length a line's JSON is parsed from a view of the line, not a stripped copy (a
@@ -91,8 +100,11 @@ LONG_LINE = 1 << 20
 _SPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
 
 
-def _cleaned(number: int, raw: bytes) -> bytes | memoryview:
-    """The line without the whitespace around it (nor, on the first line, a BOM)."""
+def _cleaned(number: int, raw: bytes | bytearray | HugeLine) -> bytes | memoryview | HugeLine:
+    """The line without the whitespace around it (nor, on the first line, a BOM); a HugeLine
+    as it is (it strips itself)."""
+    if type(raw) is HugeLine:
+        return raw
     if len(raw) < LONG_LINE:
         raw = raw.strip()
         return raw.removeprefix(BOM).strip() if number == 1 else raw
@@ -126,7 +138,8 @@ def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
             value = None
             if kind_of(wanted[1]) not in unread_kinds:
                 try:
-                    value = loads(_cleaned(number, raw))
+                    raw = _cleaned(number, raw)
+                    value = loads(raw) if type(raw) is not HugeLine else _parsed_huge(raw)
                 except ValueError:
                     pass
             yield number, value if isinstance(value, dict) else wanted[1]
@@ -162,7 +175,31 @@ def loads(raw: bytes | memoryview, exact_integers: bool = False) -> Any:
         return json.loads(bytes(raw))
 
 
-def _looks_truncated(raw: bytes | memoryview) -> bool:
+def _parsed_huge(raw: HugeLine, exact_integers: bool = False) -> Any:
+    """`loads` of a huge line, its parts as it is read, each as the line whole would be (a
+    line orjson refuses is parsed by the standard library, and so is its every part)."""
+    standard = False
+
+    def string(data: memoryview) -> str:
+        nonlocal standard
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            if not _STANDARD_LIBRARY_ONLY.search(data):
+                raise
+            standard = True
+            return json.loads(bytes(data))
+
+    def skeleton(data: bytearray) -> Any:
+        data = _cleaned(0, data)
+        return json.loads(bytes(data)) if standard else loads(data, exact_integers)
+
+    return raw.parse(string, skeleton)
+
+
+def _looks_truncated(raw: bytes | memoryview | HugeLine) -> bool:
+    if isinstance(raw, HugeLine):
+        return raw.looks_truncated()
     return bytes(raw[:1]) in (b"{", b"[") and bytes(raw[-1:]) not in (b"}", b"]")
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from itertools import accumulate
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -61,6 +62,21 @@ def _kind(rule_id: str) -> str:
     for prefix in _CATALOGUE_PREFIXES:
         rule_id = rule_id.removeprefix(prefix)
     return re.sub(r"[^a-z0-9]+", "-", rule_id.lower()).strip("-") or "secret"
+
+
+# A view this long is scanned for narrowed() on its own, not joined with the others (which
+# would copy it: a 300 MB output held once more).
+SCANNED_ALONE = 16 * 1024 * 1024
+
+
+def _scanned_together(chunks: list[str]) -> list[Sequence[int]]:
+    """The indexes of `chunks` in groups each joined for one scan: every chunk of SCANNED_ALONE
+    characters or more alone, the others together (one group when none is that long)."""
+    if not chunks or max(map(len, chunks)) < SCANNED_ALONE:
+        return [range(len(chunks))]
+    alone = [[index] for index, chunk in enumerate(chunks) if len(chunk) >= SCANNED_ALONE]
+    rest = [index for index, chunk in enumerate(chunks) if len(chunk) < SCANNED_ALONE]
+    return [rest, *alone] if rest or not alone else alone
 
 
 def _catalogue_hits(text: str) -> list[Hit]:
@@ -219,37 +235,46 @@ class Detector:
         what cannot match any of them (a rule whose words none holds, the catalogue when it
         finds nothing in them all), and the texts worth a `find`: those a match found in all
         views joined touches. Scanning the views joined once costs a fraction of scanning
-        each, and most texts hold no secret."""
+        each, and most texts hold no secret. A view of SCANNED_ALONE characters or more is
+        scanned on its own: joined, it would be copied."""
         chunks: list[str] = []
         owners: list[str] = []
-        starts: list[int] = []
-        offset = 0
         for text, text_views in views.items():
             for view in text_views:
                 chunks.append(view)
                 owners.append(text)
-                starts.append(offset)
-                offset += len(view) + len(_GAP)
-        joined = _GAP.join(chunks)
         narrow = Detector(decisions=self.decisions)
         narrow.user_rules = self.user_rules
-        lower = lowered(joined)
-        narrow.rules = _rules_that_may_match(joined, lower)
-        catalogue = _catalogue_hits(joined)
-        narrow.catalogue = bool(catalogue)
-        if self.user_rules or self.decisions.redact:  # a user's regex may anchor to a text's start or end, lost when joined
-            return narrow, list(views)
-        # A match inside one view is a match in the joined text too: the joined scan finds it,
-        # or an earlier match covering its start (a match across views only adds suspects).
-        spans = [(hit.start, hit.end) for hit in catalogue]
-        for kind, pattern in narrow.rules:
-            spans.extend(match.span() for match in _matches(kind, pattern, joined, lower))
+        narrow.catalogue = False
+        all_views = self.user_rules or self.decisions.redact  # a user's regex may anchor to a text's start or end, lost when joined
+        kept: set[tuple[str, re.Pattern[str]]] = set()
         suspects: dict[str, None] = {}
-        for start, end in spans:
-            for index in range(max(bisect_right(starts, start) - 1, 0), bisect_right(starts, max(end - 1, start))):
-                suspects[owners[index]] = None
+        secrets: set[str] = set()
+        for group in _scanned_together(chunks):
+            joined = _GAP.join(chunks if len(group) == len(chunks) else [chunks[index] for index in group])
+            catalogue = _catalogue_hits(joined)  # before `lower` is made: its bytes and `lower` are not held at once
+            narrow.catalogue = narrow.catalogue or bool(catalogue)
+            lower = lowered(joined)
+            rules = _rules_that_may_match(joined, lower)
+            kept.update(rules)
+            if all_views:
+                continue
+            # A match inside one view is a match in the joined text too: the joined scan finds it,
+            # or an earlier match covering its start (a match across views only adds suspects).
+            spans = [(hit.start, hit.end) for hit in catalogue]
+            for kind, pattern in rules:
+                spans.extend(match.span() for match in _matches(kind, pattern, joined, lower))
+            starts = list(accumulate((len(chunks[index]) + len(_GAP) for index in group[:-1]), initial=0))
+            for start, end in spans:
+                for at in range(max(bisect_right(starts, start) - 1, 0), bisect_right(starts, max(end - 1, start))):
+                    suspects[owners[group[at]]] = None
+            secrets.update(joined[hit.start:hit.end] for hit in catalogue)
+            del joined, lower
+        narrow.rules = [rule for rule in CONTEXT_RULES if rule in kept]
+        if all_views:
+            return narrow, list(views)
         # the catalogue may report a secret once where several views hold it
-        for secret in {joined[hit.start:hit.end] for hit in catalogue}:
+        for secret in secrets:
             suspects.update((owners[index], None) for index, chunk in enumerate(chunks) if secret in chunk)
         return narrow, list(suspects)
 

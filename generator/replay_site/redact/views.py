@@ -33,12 +33,15 @@ _AFTER_SEPARATOR = {separator: re.compile(rf"{re.escape(separator)}({_NAME}{{{_N
 _FILE_EXTENSION = re.compile(rf"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)(?!{_NAME})")
 _NAME_RUN = re.compile(f"{_NAME}*")
 _EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
+_JSON_START = re.compile(r"\s*[{\[]")  # \s: what str.strip() strips
 
 
 def json_leaves(text: str) -> list[str]:
     """The string values (and keys) of `text` when it is a JSON document, else nothing."""
+    if not _JSON_START.match(text):  # a long output is not copied to be stripped
+        return []
     stripped = text.strip()
-    if not stripped[:1] in ("{", "[") or len(stripped) < 8:
+    if len(stripped) < 8:
         return []
     try:
         document = orjson.loads(stripped)

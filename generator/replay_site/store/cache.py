@@ -15,7 +15,6 @@ stays byte-identical however it was built.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from replay_site import __version__
+from replay_site import __version__, installed
 from replay_site.figures.summary import ModelFigures, SessionSummary
 from replay_site.model import Problem
 from replay_site.store.file_state import FileState, same_bytes, states_from_json, states_to_json
@@ -39,29 +38,15 @@ def _digest(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _version(distribution: str) -> str | None:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 @lru_cache(maxsize=1)
 def library_files() -> tuple[Path, ...]:
     """The installed metadata of the PAGE_LIBRARIES: entry.py watches these files, so that
     an upgrade (which replaces them) is a change it never answers from the record."""
-    found = []
-    for name in PAGE_LIBRARIES:
-        try:
-            files = importlib.metadata.distribution(name).files or []
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        found += [Path(file.locate()).resolve() for file in files if file.name == "METADATA"]
-    return tuple(found)
+    return tuple(Path(found) for name in PAGE_LIBRARIES if (found := installed.metadata_file(name)))
 
 
 def settings_key(theme_folders: list[Path], settings: dict[str, Any]) -> str:
-    libraries = {name: _version(name) for name in PAGE_LIBRARIES}
+    libraries = {name: installed.version(name) for name in PAGE_LIBRARIES}
     return _digest([__version__, code_digest(), tree_digest(theme_folders), libraries, settings])
 
 
@@ -108,6 +93,7 @@ class BuildCache:
         self.key = key
         self.records: dict[str, dict[str, Any]] = {}
         self.fresh: dict[str, dict[str, Any]] = {}
+        self._page_keys: dict[str, dict[str, str]] = {}  # unchanged_pages' nav keys, for remember
         if enabled:
             try:
                 stored = orjson.loads(self.path.read_bytes())
@@ -136,8 +122,12 @@ class BuildCache:
     def unchanged_pages(self, source, navs: dict[str, Any]) -> list[str] | None:
         """The files written for `source` last time, when none of them needs writing again
         (the site writer's keep() finds out whether they are all still there)."""
-        record = self.records.get(self._id(source))
-        if record is None or record.get("pages") != {slug: nav_key(value) for slug, value in navs.items()}:
+        ident = self._id(source)
+        record = self.records.get(ident)
+        if record is None:
+            return None
+        pages = self._page_keys[ident] = {slug: nav_key(value) for slug, value in navs.items()}
+        if record.get("pages") != pages:
             return None
         return record.get("written", [])
 
@@ -151,11 +141,12 @@ class BuildCache:
         it was read) nothing is recorded, so the next build reads it again."""
         if states is None:
             return
-        self.fresh[self._id(source)] = {
+        ident = self._id(source)
+        self.fresh[ident] = {
             "files": states_to_json(states),
             "summaries": summaries,  # dataclasses, as orjson writes them
             "problems": problems,
-            "pages": {slug: nav_key(value) for slug, value in navs.items()},
+            "pages": self._page_keys.pop(ident, None) or {slug: nav_key(value) for slug, value in navs.items()},
             "written": sorted(written),
         }
 

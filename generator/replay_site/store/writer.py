@@ -35,6 +35,9 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 FILE_MODE = 0o666 & ~_UMASK
 FOLDER_MODE = 0o777 & ~_UMASK
+# A longer text is encoded and written a slice at a time: a 300 MB output's side file is not
+# held a second time, encoded.
+_TEXT_SLICE = 1 << 20
 
 
 def _checked(relative: str) -> str:
@@ -61,7 +64,7 @@ class FolderWriter:
     def write(self, relative: str, data: str | bytes | BinaryIO) -> None:
         """`data` may be a file to copy from (a long session's search shard: never all in memory)."""
         target = os.path.join(self.root, _checked(relative))
-        payload = data.encode() if isinstance(data, str) else data
+        payload = data.encode() if isinstance(data, str) and len(data) <= _TEXT_SLICE else data
         try:
             folder = os.path.dirname(target)
             if folder not in self._folders:
@@ -72,6 +75,9 @@ class FolderWriter:
                 with open(handle, "wb") as stream:
                     if hasattr(payload, "read"):
                         shutil.copyfileobj(payload, stream)
+                    elif isinstance(payload, str):
+                        for start in range(0, len(payload), _TEXT_SLICE):
+                            stream.write(payload[start:start + _TEXT_SLICE].encode())
                     else:
                         stream.write(payload)
                 if temp is not None:
