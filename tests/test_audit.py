@@ -24,13 +24,17 @@ from typer.testing import CliRunner
 
 from replay_site.build import pipeline as site
 from replay_site.cli.app import app
+from replay_site.costs import pricing_source
 from replay_site.figures.failures import command_key, what_went_wrong
 from replay_site.figures.ledger import ledger
 from replay_site.figures.parts import parse_steps
+from replay_site.figures.site_files import changed_files
 from replay_site.load import load_session
 from replay_site.model import FileChange, Session, Step, ToolCall
 from replay_site.pages.formatting import break_points
+from replay_site.pages import views_audit
 from replay_site.pages.markdown_export import fenced, plain
+from replay_site.pages.render import Renderer
 from replay_site.readers.fields import first_request
 
 DATA = Path(__file__).parent / "data"
@@ -168,6 +172,27 @@ def test_files_page_lists_every_changed_file_with_its_sessions(audit_site):
         assert (audit_site / target).is_file()
         if anchor:
             assert soup(audit_site / target).find(id=anchor) is not None
+
+
+def test_files_page_renders_each_row_when_the_page_reaches_it(tmp_path, monkeypatch):
+    """Not every row first and then the page: a long session's files.html held its rows beside it."""
+    result = site.build([DATA], tmp_path / "site", site.BuildOptions())
+    files = changed_files(result.summaries)
+    assert len(files) > 2
+    renderer = Renderer("default", "Replay", pricing_source(None))
+    made: list[str] = []
+    make_row = views_audit.files_page_row
+    monkeypatch.setattr(views_audit, "files_page_row", lambda entry: made.append(entry.path) or make_row(entry))
+    template = renderer.env.get_template("files.html")
+    pieces = template.generate
+
+    def generate(**context):
+        assert made == []  # the page begins before its first row is made
+        yield from pieces(**context)
+
+    monkeypatch.setattr(template, "generate", generate)
+    renderer.files_page(files)
+    assert made == [entry.path for entry in files]
 
 
 def test_sessions_csv_has_one_row_per_session(audit_site):

@@ -1,32 +1,35 @@
-"""The Claude Code reader keeps an outline of each line (dag.outlines) of a log larger than
-WHOLE_LOG and reads a line whole again only to build its step (jsonl.objects_again), so that a
-long log is never in memory parsed whole: the outlines must tell the conversation's shape
-exactly as the whole lines do, and give the same sessions as a log kept whole."""
+"""The Claude Code reader keeps only the shape of the lines (shape.py: a few columns) of a log
+larger than WHOLE_LOG and reads a line whole again only to build its step (jsonl.objects_again),
+so that a long log is never in memory parsed whole: the shape read without the lines must tell
+the conversation's shape exactly as with them, and give the same sessions as a log kept whole."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 from replay_site.readers.claude import reader
-from replay_site.readers.claude.dag import abandoned_lines, outlines
+from replay_site.readers.claude.dag import abandoned_lines
+from replay_site.readers.claude.shape import shape_of
 from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.files import BOM
-from replay_site.readers.jsonl import LONG_LINE, iter_objects, objects_again
+from replay_site.readers.jsonl import LONG_LINE, iter_objects
 
 DATA = Path(__file__).parent / "data" / "claude"
 
 
 def check_outlines_tell_the_same_shape(path: Path) -> None:
     rows = list(iter_objects(path, []))
-    light = outlines(rows)
-    assert [number for number, _ in light] == [number for number, _ in rows]
-    assert abandoned_lines(light) == abandoned_lines(rows), path
-    main, inline = split_sidechains(rows)
+    whole, light = shape_of(path, rows, keep=True), shape_of(path, rows, keep=False)
+    assert list(light.numbers) == [number for number, _ in rows]
+    main, inline = split_sidechains(whole)
     light_main, light_inline = split_sidechains(light)
-    assert [n for n, _ in light_main] == [n for n, _ in main], path
-    assert {key: [n for n, _ in group] for key, group in light_inline.items()} == \
-        {key: [n for n, _ in group] for key, group in inline.items()}, path
-    assert list(objects_again(path, light)) == rows, path
+    assert list(light_main.numbers) == list(main.numbers), path
+    assert {key: list(group.numbers) for key, group in light_inline.items()} == \
+        {key: list(group.numbers) for key, group in inline.items()}, path
+    for group, light_group in ((main, light_main), *((inline[key], light_inline[key]) for key in inline)):
+        # the lines a branch is found from are read again when the shape has no objects
+        assert abandoned_lines(light_group) == abandoned_lines(group), path
+    assert list(light.lines()) == rows, path
 
 
 def test_outlines_of_the_test_logs_tell_the_same_shape_and_read_back_whole():
@@ -60,24 +63,32 @@ def test_the_real_logs_read_as_outlines_give_the_sessions_they_give_kept_whole(c
     check_outlines_give_the_same_sessions(corpus / "claude", monkeypatch)
 
 
-def test_a_line_changed_or_gone_since_gives_its_outline(tmp_path):
+def test_a_line_changed_or_gone_since_stands_as_its_type(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text('{"type": "user", "uuid": "a", "message": {"content": "hi"}}\n\n'
                    '{"type": "assistant", "uuid": "b", "parentUuid": "a"}\n{"type": "user", "uuid": "c"}\n')
-    light = outlines(iter_objects(log, []))
-    assert [number for number, _ in light] == [1, 3, 4]
+    light = shape_of(log, iter_objects(log, []), keep=False)
+    assert list(light.numbers) == [1, 3, 4]
     log.write_text('{"type": "user", "uuid": "a", "message": {"content": "hi"}}\n\nnot json now\n')
-    again = list(objects_again(log, light))
-    assert again[0] == (1, {"type": "user", "uuid": "a", "message": {"content": "hi"}})
-    assert again[1:] == light[1:]  # line 3 no longer an object, line 4 gone: their outlines
+    again = list(light.lines())
+    assert again == [(1, {"type": "user", "uuid": "a", "message": {"content": "hi"}}), (3, {"type": "assistant"}), (4, {"type": "user"})]
 
 
 def test_lines_of_kinds_the_reader_only_counts_are_not_read_again(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text('{"type": "progress", "uuid": "p", "data": {"big": "output"}}\n{"type": "user", "uuid": "u", "message": {"content": "hi"}}\n')
-    light = outlines(iter_objects(log, []))
-    again = list(objects_again(log, light, {"progress"}))
-    assert again == [(1, {"type": "progress", "uuid": "p"}), (2, {"type": "user", "uuid": "u", "message": {"content": "hi"}})]
+    light = shape_of(log, iter_objects(log, []), keep=False)
+    again = list(light.lines(unread_kinds={"progress"}))
+    assert again == [(1, {"type": "progress"}), (2, {"type": "user", "uuid": "u", "message": {"content": "hi"}})]
+
+
+def test_kept_lines_are_let_go_as_they_are_given(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "user", "uuid": "a"}\n{"type": "user", "uuid": "b", "parentUuid": "a"}\n')
+    whole = shape_of(log, iter_objects(log, []), keep=True)
+    lines = whole.lines(let_go=True)
+    assert next(lines) == (1, {"type": "user", "uuid": "a"})
+    assert whole.objects == [None, {"type": "user", "uuid": "b", "parentUuid": "a"}]
 
 
 def test_a_line_over_a_mebibyte_reads_as_a_short_one_does(tmp_path):
@@ -92,7 +103,7 @@ def test_a_line_over_a_mebibyte_reads_as_a_short_one_does(tmp_path):
     rows = list(iter_objects(log, problems, "log.jsonl"))
     assert rows == [(1, {"type": "user", "text": text})]
     assert [str(problem) for problem in problems] == ["log.jsonl:2: truncated line, skipped"]
-    assert list(objects_again(log, outlines(rows))) == rows
+    assert list(shape_of(log, rows, keep=False).lines()) == rows
 
 
 def test_a_huge_line_read_as_it_is_parsed_is_the_line_parsed_whole(tmp_path, monkeypatch):
@@ -122,5 +133,5 @@ def test_a_huge_line_read_as_it_is_parsed_is_the_line_parsed_whole(tmp_path, mon
         == ["log.jsonl:3: truncated line, skipped"]
     first = huge[0][1]
     assert first["text"] is first["copy"] is first["list"][0]
-    assert list(objects_again(log, outlines(huge))) == whole
-    assert list(objects_again(log, outlines(huge[2:]))) == whole[2:]  # a huge line passed over unparsed
+    assert list(shape_of(log, huge, keep=False).lines()) == whole
+    assert list(shape_of(log, huge[2:], keep=False).lines()) == whole[2:]  # a huge line passed over unparsed

@@ -113,7 +113,7 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
         read = stream_source(source, options.reading)
         if read is None:
             return None
-        # After the first look at the lines (outlines), but the states are dropped below
+        # After the first look at the lines (their shape), but the states are dropped below
         # unless the files are still what they were before it.
         states = with_digests(before) if before else None
         writer = SpoolWriter(path)

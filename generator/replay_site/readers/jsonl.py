@@ -123,9 +123,10 @@ def _cleaned(number: int, raw: bytes | bytearray | HugeLine) -> bytes | memoryvi
 def objects_again(path: Path, outlines: Iterable[tuple[int, dict[str, Any]]],
                   unread_kinds: Collection[str] = ()) -> Iterator[tuple[int, dict[str, Any]]]:
     """The whole objects of lines iter_objects gave before, read again by line number, for a
-    reader that kept only an outline of each (a few keys) to hold less: a 200 MB log's lines
-    parsed took 660 MiB. Lines of `unread_kinds` (whose outline is all the reader needs) and
-    a line that is no longer an object there (the file changed since) give their outline."""
+    reader that kept only an outline of each (a few keys, or its type alone) to hold less: a
+    200 MB log's lines parsed took 660 MiB. Lines of `unread_kinds` (whose outline is all the
+    reader needs) and a line that is no longer an object there (the file changed since) give
+    their outline."""
     pending = iter(outlines)
     wanted = next(pending, None)
     with open_log(path) as handle:

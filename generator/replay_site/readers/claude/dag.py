@@ -15,263 +15,156 @@ main-chain response (same `message.id`), and it is not the result of a main-chai
 """
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterable
+from array import array
 from typing import Any
+
+from replay_site.readers.claude.shape import API_ERROR, MESSAGE_ID, MISSING, NO_UUID, SIDECHAIN, Shape
 
 MESSAGE_KINDS = ("user", "assistant")
 CHAIN_KINDS = ("user", "assistant", "system")
 
 
-# What the shape of a transcript is worked out from (this module, sidechains, the session's
-# ids, which lines a summary titles); a line's content is read again when its step is built (jsonl.objects_again).
-OUTLINE_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "type", "subtype", "isSidechain", "agentId", "sessionId", "cwd",
-                "gitBranch", "version", "leafUuid")
-_SHARED_KEYS = frozenset({"type", "agentId", "sessionId", "cwd", "gitBranch", "version"})  # the same on most lines
-_KEYS_SHARED = tuple((key, key in _SHARED_KEYS) for key in OUTLINE_KEYS)
-# Kept in a line's own slots; the others (the same on most lines, or on few lines at all) in
-# one tuple the lines that have the same values share.
-_OWN_KEYS = ("uuid", "parentUuid", "type")
-_CONTEXT_KEYS = tuple(key for key in OUTLINE_KEYS if key not in _OWN_KEYS)
-_CONTEXT_AT = {key: index for index, key in enumerate(_CONTEXT_KEYS)}
-_PICK_OWN = tuple(OUTLINE_KEYS.index(key) for key in _OWN_KEYS)
-_PICK_CONTEXT = tuple(OUTLINE_KEYS.index(key) for key in _CONTEXT_KEYS)
-
-
-class Outline:
-    """A line as the few keys its place in the conversation needs (OUTLINE_KEYS, read as the
-    line's own dict is: `get`, `[key]`), and of its message the id and the ids its tool_use
-    and tool_result blocks name (`message`: (id, uses, results), None without a message
-    object). Slots, and a tuple of the keys most lines share: a 200,000-step log has ~600,000
-    lines (as dicts their outlines took ~500 MiB)."""
-
-    __slots__ = (*_OWN_KEYS, "_context", "_message_id", "_uses", "_results")
-
-    def __init__(self, values: list[Any], message: tuple[Any, tuple[Any, ...], tuple[Any, ...]] | None,
-                 contexts: dict[tuple[Any, ...], tuple[Any, ...]] | None = None) -> None:
-        self.uuid, self.parentUuid, self.type = (values[index] for index in _PICK_OWN)
-        context = tuple(values[index] for index in _PICK_CONTEXT)
-        try:
-            self._context = context if contexts is None else contexts.setdefault(context, context)
-        except TypeError:  # a damaged line's value is a list or an object: not shared
-            self._context = context
-        # _uses is None for a line without a message object.
-        self._message_id, self._uses, self._results = message if message is not None else (None, None, ())
-
-    @property
-    def message(self) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]] | None:
-        return None if self._uses is None else (self._message_id, self._uses, self._results)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        at = _CONTEXT_AT.get(key)
-        if at is not None:
-            value = self._context[at]
-        elif key in _OWN_KEYS:
-            value = getattr(self, key)
-        else:
-            return self._message() if key == "message" and self._uses is not None else default
-        return default if value is None else value
-
-    def __getitem__(self, key: str) -> Any:
-        value = self.get(key)
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def keys(self) -> list[str]:
-        return [key for key in (*OUTLINE_KEYS, "message") if self.get(key) is not None]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Outline):
-            other = other.as_dict()
-        return self.as_dict() == other if isinstance(other, dict) else NotImplemented
-
-    def as_dict(self) -> dict[str, Any]:
-        return {key: self[key] for key in self.keys()}
-
-    __hash__ = None
-
-    def _message(self) -> dict[str, Any]:
-        """The message as far as the outline knows it (a line that changed since it was read)."""
-        return {"id": self._message_id, "content": [{"type": "tool_use", "id": use} for use in self._uses]
-                + [{"type": "tool_result", "tool_use_id": result} for result in self._results]}
-
-
-Line = Outline | dict[str, Any]  # an outline, or the whole line (what the outline was made from)
-Row = tuple[int, Line]
-
-
-def outlines(rows: Iterable[Row]) -> list[Row]:
-    """Each line's Outline. The strings most lines repeat (session id, cwd, version) are
-    shared, and so is every id (a line's uuid is the next one's parentUuid, a tool_use id its
-    result's tool_use_id, a split response's message id on each line)."""
-    kept = []
-    ids: dict[str, str] = {}
-    contexts: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    one, intern = ids.setdefault, sys.intern
-    for number, obj in rows:
-        get = obj.get
-        values = [value if not isinstance(value := get(key), str)
-                  else intern(value) if shared and len(value) < 200 else one(value, value)
-                  for key, shared in _KEYS_SHARED]
-        message = get("message")
-        kept.append((number, Outline(values, _message_outline(message, one) if isinstance(message, dict) else None, contexts)))
-    return kept
-
-
-def _message_outline(message: dict[str, Any], one: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...]]:
-    """(id, tool_use ids, tool_result ids) of a message in one pass over its blocks, each
-    string shared through `one` (dict.setdefault)."""
-    uses, results = [], []
-    content = message.get("content")
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict):
-            kind = block.get("type")
-            if kind == "tool_use":
-                uses.append(block.get("id"))
-            elif kind == "tool_result":
-                results.append(block.get("tool_use_id"))
-    message_id = message.get("id")
-    return (one(message_id, message_id) if isinstance(message_id, str) else message_id,
-            tuple(one(use, use) if isinstance(use, str) else use for use in uses),
-            tuple(one(result, result) if isinstance(result, str) else result for result in results))
-
-
-def response_key(number: int, obj: Line) -> object | None:
+def response_key(number: int, obj: dict[str, Any]) -> object | None:
     """What StepBuilder.assistant makes one step of an assistant line by (its message id,
-    else its uuid, else its line number); None for a line without a message object."""
-    if isinstance(obj, Outline):
-        if obj._uses is None:
-            return None
-        message_id = obj._message_id
-    else:
-        message = obj.get("message")
-        if not isinstance(message, dict):
-            return None
-        message_id = message.get("id")
+    else its uuid, else its line number); None for a line without a message object
+    (shape_of keeps the same key of each assistant line)."""
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return None
+    message_id = message.get("id")
     return message_id if isinstance(message_id, str) else obj.get("uuid") or f"line-{number}"
 
 
-def parent_of(obj: Line) -> str | None:
-    parent = obj.get("parentUuid") or obj.get("logicalParentUuid")
-    return parent if isinstance(parent, str) else None
-
-
-def abandoned_lines(rows: list[Row]) -> set[int]:
+def abandoned_lines(shape: Shape) -> set[int]:
     """Line numbers of user/assistant lines on branches the user rewound away from."""
-    by_uuid: dict[str, Line] = {}
-    for _, obj in rows:
-        uuid = obj.get("uuid")
-        if isinstance(uuid, str):
-            by_uuid[uuid] = obj
-    _splice_retries(rows, by_uuid)
-    messages = [row for row in rows if row[1].get("type") in MESSAGE_KINDS and isinstance(row[1].get("uuid"), str)]
+    uids, kinds, flags, numbers = shape.uids, shape.kinds, shape.flags, shape.numbers
+    # By uuid number: the line that has it (the last of several).
+    line_of = array("i", [NO_UUID]) * shape.size
+    for index, uid in enumerate(uids):
+        if uid >= 0:
+            line_of[uid] = index
+    # and the line it stands for in the conversation, and that line's parent
+    holder, up = line_of[:], array("i", [NO_UUID]) * shape.size
+    for uid, index in enumerate(line_of):
+        if index != NO_UUID:
+            up[uid] = shape.parents[index]
+    _splice_retries(shape, line_of, holder, up)
+    message_kinds = {at for at, name in enumerate(shape.kind_names) if name in MESSAGE_KINDS}
+    messages = array("i", (index for index, uid in enumerate(uids) if uid >= 0 and kinds[index] in message_kinds))
     if not messages:
         return set()
     # The conversation is the path to the file's last line, system lines (API errors) included.
-    last = next(obj for _, obj in reversed(rows) if obj.get("type") in CHAIN_KINDS and isinstance(obj.get("uuid"), str))
-    main, main_end = _chain(last["uuid"], by_uuid)
-    if all(obj["uuid"] in main for _, obj in messages):
-        return set()  # one straight conversation (most logs): no branch, and no index of every line to find one
-    line_of = {obj["uuid"]: n for n, obj in rows if isinstance(obj.get("uuid"), str)}
+    chain_kinds = {at for at, name in enumerate(shape.kind_names) if name in CHAIN_KINDS}
+    last = next(index for index in reversed(range(len(shape))) if kinds[index] in chain_kinds and uids[index] >= 0)
+    main, on_main, main_end = _chain(uids[last], holder, up)
+    if all(on_main[uids[index]] for index in messages):
+        return set()  # one straight conversation (most logs): nothing more to find
     # Where the conversation went on from each of its lines: a branch off line J is abandoned
     # only if the conversation's continuation from J was written after it (a later line
     # re-parented onto the earlier point J); otherwise the lines are shown in file order.
-    continued = {parent: line_of.get(uuid, 0) for uuid in main if (parent := parent_of(by_uuid[uuid]))}
-    main_root_line = min((line_of.get(uuid, 0) for uuid in main if parent_of(by_uuid[uuid]) is None), default=0)
+    continued = {up[uid]: numbers[line_of[uid]] for uid in main if up[uid] != NO_UUID}
+    main_root_line = min((numbers[line_of[uid]] for uid in main if up[uid] == NO_UUID), default=0)
     # Rewinding the very first prompt starts a second root. Only a file whose lines really are linked
     # (hand-written ones often are not) and whose main chain reaches a true root can tell that apart.
-    linked = main_end == "root" and 2 * sum(1 for _, obj in messages if parent_of(obj)) >= len(messages)
-    main_messages = {_message_id(by_uuid[u]) for u in main if by_uuid[u].get("type") == "assistant"} - {None}
-    main_calls = {
-        use
-        for _, obj in messages
-        if obj.get("type") == "assistant" and (obj.get("uuid") in main or _message_id(obj) in main_messages)
-        for use in tool_uses(obj)
-    }
-    ends: dict[str, tuple[str, str | None]] = {}
+    linked = main_end == "root" and 2 * sum(1 for index in messages if shape.parents[index] != NO_UUID) >= len(messages)
+    assistant = shape.kind_names.index("assistant") if "assistant" in shape.kind_names else -1
+
+    def message_id(index: int) -> object | None:
+        return shape.responses[index] if kinds[index] == assistant and flags[index] & MESSAGE_ID else None
+
+    main_messages = {message_id(holder[uid]) for uid in main} - {None}
+    # The lines whose tool calls the conversation made, and the others' results, read again
+    # (only here: most logs return above).
+    calling = {index for index in messages if kinds[index] == assistant and (on_main[uids[index]] or message_id(index) in main_messages)}
+    forks = [index for index in messages
+             if not on_main[uids[index]] and not (kinds[index] == assistant and message_id(index) in main_messages)]
+    main_calls: set[Any] = set()
+    results: dict[int, tuple[Any, ...]] = {}
+    wanted = sorted(calling.union(forks))
+    for index, (_, obj) in zip(wanted, shape.lines(wanted)):
+        if index in calling:
+            main_calls.update(tool_uses(obj))
+        else:
+            results[index] = tool_results(obj)
+    ends: dict[int, tuple[str, int | None]] = {}
     abandoned = set()
-    for number, obj in messages:
-        if obj["uuid"] in main:
+    for index in forks:
+        if results[index] and all(result in main_calls for result in results[index]):
             continue
-        if obj.get("type") == "assistant" and _message_id(obj) in main_messages:
-            continue
-        results = tool_results(obj)
-        if results and all(result in main_calls for result in results):
-            continue
-        end, junction = _end(obj["uuid"], main, by_uuid, ends)
+        end, junction = _end(uids[index], on_main, holder, up, ends)
+        number = numbers[index]
         if end == "main":
             rewound = continued.get(junction, 0) > number
         else:
             # A sidechain (subagent lines in an old main file) is a separate tree, never a rewind.
-            rewound = end == "root" and linked and obj.get("isSidechain") is not True and main_root_line > number
+            rewound = end == "root" and linked and not flags[index] & SIDECHAIN and main_root_line > number
         if rewound:
             abandoned.add(number)
     return abandoned
 
 
-def _splice_retries(rows: list[Row], by_uuid: dict[str, Line]) -> None:
+def _splice_retries(shape: Shape, line_of: array, holder: array, up: array) -> None:
     """Put each API-error retry line (`system`/`api_error`) after the reply it was retrying for.
 
     Claude Code writes a retry line late (when the next turn starts) with the parent of the
     request that failed, so the reply that finally came is its sibling, and the next lines hang
     off the retry line: read as written, the reply looks rewound. The retry's place is after
     the last line of that reply written before it (what descends from the shared parent, retry
-    lines left out); `by_uuid` gets the retry with that parent, the rows keep what the log says.
+    lines left out): its uuid stands for the retry line (`holder`) with that parent (`up`);
+    the shape keeps what the log says.
     """
-    retries = [index for index, (_, obj) in enumerate(rows)
-               if obj.get("type") == "system" and obj.get("subtype") == "api_error" and isinstance(obj.get("uuid"), str)]
-    if not retries:
-        return  # most logs: no index of every line needed
-    line_of = {obj["uuid"]: index for index, (_, obj) in enumerate(rows) if isinstance(obj.get("uuid"), str)}
+    uids, parents, flags = shape.uids, shape.parents, shape.flags
+    retries = [index for index, flag in enumerate(flags) if flag & API_ERROR and uids[index] >= 0]
+    moved: dict[int, tuple[int, int]] = {}
     for index in retries:
-        obj = rows[index][1]
-        parent = parent_of(obj)
-        start = line_of.get(parent) if parent else None
-        if start is None or start >= index:
+        parent = parents[index]
+        start = line_of[parent] if parent >= 0 else NO_UUID
+        if start == NO_UUID or start >= index:
             continue
         family, tip = {parent}, None
-        for _, other in rows[start + 1:index]:
-            uuid = other.get("uuid")
-            if not isinstance(uuid, str) or parent_of(other) not in family:
+        for other in range(start + 1, index):
+            uid = uids[other]
+            if uid < 0 or parents[other] not in family or flags[other] & API_ERROR:
                 continue
-            if other.get("type") == "system" and other.get("subtype") == "api_error":
-                continue
-            family.add(uuid)
-            tip = uuid
+            family.add(uid)
+            tip = uid
         if tip is not None:
-            by_uuid[obj["uuid"]] = {**obj, "parentUuid": tip}
+            moved[uids[index]] = (index, tip)
+    for uid, (index, tip) in moved.items():
+        holder[uid], up[uid] = index, tip
 
 
-def _chain(start: str, by_uuid: dict[str, Line]) -> tuple[set[str], str]:
-    """The chain from `start` up, and how it ends: at a true "root" or "broken" (missing or cyclic parent)."""
-    chain: set[str] = set()
-    current: str | None = start
-    while current:
-        if current not in by_uuid or current in chain:
-            return chain, "broken"
-        chain.add(current)
-        current = parent_of(by_uuid[current])
-    return chain, "root"
+def _chain(start: int, holder: array, up: array) -> tuple[array, bytearray, str]:
+    """The chain from `start` up (uuid numbers, and a mark by each number on it), and how it
+    ends: at a true "root" or "broken" (missing or cyclic parent)."""
+    chain, on_chain = array("i"), bytearray(len(holder))
+    current = start
+    while current != NO_UUID:
+        if current == MISSING or holder[current] == NO_UUID or on_chain[current]:
+            return chain, on_chain, "broken"
+        chain.append(current)
+        on_chain[current] = 1
+        current = up[current]
+    return chain, on_chain, "root"
 
 
-def _end(uuid: str, main: set[str], by_uuid: dict[str, Line], memo: dict[str, tuple[str, str | None]]) -> tuple[str, str | None]:
-    """Where the walk up from `uuid` ends: on the "main" chain (a fork, with the main line it
+def _end(uid: int, on_main: bytearray, holder: array, up: array, memo: dict[int, tuple[str, int | None]]) -> tuple[str, int | None]:
+    """Where the walk up from `uid` ends: on the "main" chain (a fork, with the main line it
     forks from), a separate "root", or "broken"."""
-    path: list[str] = []
-    current: str | None = uuid
+    path: list[int] = []
+    current = uid
     while True:
-        if current is None:
-            end: tuple[str, str | None] = ("root", None)
+        if current == NO_UUID:
+            end: tuple[str, int | None] = ("root", None)
         elif current in memo:
             end = memo[current]
-        elif current in main:
+        elif current != MISSING and on_main[current]:
             end = ("main", current)
-        elif current not in by_uuid or current in path:
+        elif current == MISSING or holder[current] == NO_UUID or current in path:
             end = ("broken", None)
         else:
             path.append(current)
-            current = parent_of(by_uuid[current])
+            current = up[current]
             continue
         break
     for node in path:
@@ -279,26 +172,30 @@ def _end(uuid: str, main: set[str], by_uuid: dict[str, Line], memo: dict[str, tu
     return end
 
 
-def _message_id(obj: Line) -> str | None:
-    if isinstance(obj, Outline):
-        value = obj._message_id
-    else:
-        message = obj.get("message")
-        value = message.get("id") if isinstance(message, dict) else None
-    return value if isinstance(value, str) else None
+def response_ends(shape: Shape) -> tuple[array, array]:
+    """The first line of each API response written over several lines (the same `message.id`,
+    or the line's own uuid: StepBuilder.assistant's key), and its last line, in order of the first."""
+    first: dict[object, int] = {}
+    last: dict[int, int] = {}
+    assistant = shape.kind_names.index("assistant") if "assistant" in shape.kind_names else -1
+    for index, key in enumerate(shape.responses):
+        if key is None or shape.kinds[index] != assistant:
+            continue
+        number = shape.numbers[index]
+        start = first.setdefault(key, number)
+        if start != number:
+            last[start] = number
+    starts = array("q", sorted(last))
+    return starts, array("q", (last[start] for start in starts))
 
 
-def tool_uses(obj: Line) -> tuple[Any, ...]:
+def tool_uses(obj: dict[str, Any]) -> tuple[Any, ...]:
     """The ids the line's tool_use blocks give (None for a block without one)."""
-    if isinstance(obj, Outline):
-        return obj._uses or ()
     return tuple(block.get("id") for block in _blocks(obj) if block.get("type") == "tool_use")
 
 
-def tool_results(obj: Line) -> tuple[Any, ...]:
+def tool_results(obj: dict[str, Any]) -> tuple[Any, ...]:
     """The tool_use ids the line's tool_result blocks answer (None for a block without one)."""
-    if isinstance(obj, Outline):
-        return obj._results
     return tuple(block.get("tool_use_id") for block in _blocks(obj) if block.get("type") == "tool_result")
 
 

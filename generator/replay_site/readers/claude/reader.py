@@ -16,7 +16,7 @@ from typing import Any
 
 from replay_site.model import Session, Step, no_records
 from replay_site.readers import FileReader, SessionSource, SessionStream
-from replay_site.readers.claude.dag import Row, outlines
+from replay_site.readers.claude.shape import Shape, shape_of
 from replay_site.readers.claude.meta import META_KINDS
 from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import StoredOutputs, read_agent_meta, read_stored_outputs
@@ -32,9 +32,9 @@ SNIFF_LINES = 30
 # agents' own transcripts say all it says, so it is claimed with them and not shown.
 JOURNAL = "journal.jsonl"
 # A log up to this size (as stored, uncompressed) is kept parsed whole from the first look at
-# its lines (the conversation's shape) to the second (its steps); a larger one keeps an
-# outline of each line and reads them again to build the steps (jsonl.objects_again), so that
-# it is never in memory parsed whole. Making the outlines and parsing every line twice cost
+# its lines (the conversation's shape) to the second (its steps); of a larger one only the
+# shape is kept (shape.py), and its lines are read again to build the steps (jsonl.objects_again),
+# so that it is never in memory parsed whole. Keeping the shapes alone and parsing every line twice cost
 # a cold build of the medium corpus (logs of 0.3-0.5 MB) 0.27 s of CPU, 3% of its instructions.
 WHOLE_LOG = 4 << 20
 
@@ -95,18 +95,18 @@ class ClaudeReader(FileReader):
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         label, problems, counted = source.label(source.path), [], no_records()  # an inline sidechain's lines are counted with the main session's
-        main_rows, inline = split_sidechains(_rows(source.path, iter_objects(source.path, problems, label, counted, LINE_KINDS)))
+        main_shape, inline = split_sidechains(_shape(source.path, iter_objects(source.path, problems, label, counted, LINE_KINDS)))
         stored = StoredOutputs(source.path)
-        main = Transcript(source.path, label, main_rows, problems, counted, stored=stored)
+        main = Transcript(source.path, label, main_shape, problems, counted, stored=stored)
         session = main.whole()
         children = [(child.whole(), child.builder, None, None)
-                    for child in (Transcript(source.path, label, agent_rows, [], counted, agent_id) for agent_id, agent_rows in inline.items())]
+                    for child in (Transcript(source.path, label, part, [], counted, agent_id) for agent_id, part in inline.items())]
         for path in source.related:
             if plain_name(path).name == JOURNAL and _workflow_run(path):
                 continue
             child_label, child_problems, child_counted = source.label(path), [], no_records()
-            child_rows = _rows(path, iter_objects(path, child_problems, child_label, child_counted, LINE_KINDS))
-            transcript = Transcript(path, child_label, child_rows, child_problems, child_counted)
+            child_shape = _shape(path, iter_objects(path, child_problems, child_label, child_counted, LINE_KINDS))
+            transcript = Transcript(path, child_label, child_shape, child_problems, child_counted)
             child = transcript.whole()
             tool_use_id = read_agent_meta(path, child_label, child, first_prompt(child.steps) or child.id)
             children.append((child, transcript.builder, tool_use_id, _workflow_run(path)))
@@ -128,10 +128,10 @@ class ClaudeReader(FileReader):
         if source.related:
             return None
         label, problems, counted = source.label(source.path), [], no_records()
-        main_rows, inline = split_sidechains(_rows(source.path, iter_objects(source.path, problems, label, counted, LINE_KINDS)))
+        main_shape, inline = split_sidechains(_shape(source.path, iter_objects(source.path, problems, label, counted, LINE_KINDS)))
         if inline:
             return None
-        return _Streamed(Transcript(source.path, label, main_rows, problems, counted, stored=StoredOutputs(source.path)),
+        return _Streamed(Transcript(source.path, label, main_shape, problems, counted, stored=StoredOutputs(source.path)),
                          _project_dir(source.path).name)
 
 
@@ -282,13 +282,13 @@ def _project_dir(path: Path) -> Path:
     return path.parent.parent.parent if path.parent.name == "subagents" else path.parent
 
 
-def _rows(path: Path, objects: Iterable[Row]) -> list[Row]:
-    """The lines of `path` as `objects` gives them, whole when the log is at most WHOLE_LOG
-    bytes as stored and not compressed, else each as its outline (dag.outlines)."""
+def _shape(path: Path, objects: Iterable[tuple[int, dict[str, Any]]]) -> Shape:
+    """The shape of the lines of `path` as `objects` gives them, with the lines kept whole
+    when the log is at most WHOLE_LOG bytes as stored and not compressed."""
     with open_regular(path) as handle:
         size = stored_size(path, handle)
         compressed = handle.read(4).startswith((ZSTD_MAGIC, GZIP_MAGIC))
-    return list(objects) if size <= WHOLE_LOG and not compressed else outlines(objects)
+    return shape_of(path, objects, keep=size <= WHOLE_LOG and not compressed)
 
 
 def _workflow_run(path: Path) -> str | None:

@@ -4,61 +4,64 @@ straight and their tokens are counted once, in the child session each run become
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
-from replay_site.readers.claude.dag import Row, parent_of
+from replay_site.readers.claude.shape import MISSING, NO_UUID, NOT_SIDECHAIN, SIDECHAIN, Shape
 
 
-def split_sidechains(rows: list[Row]) -> tuple[list[Row], dict[str, list[Row]]]:
+def split_sidechains(shape: Shape) -> tuple[Shape, dict[str, Shape]]:
     """Old versions wrote subagent (sidechain) lines into the main file: they become child sessions
     of their own, so the conversation reads straight and their tokens are counted once, in the child."""
-    if not any(obj.get("isSidechain") is False for _, obj in rows):
-        return rows, {}  # a subagent's own file, or a log that does not say
-    main: list[Row] = []
-    inline: dict[str, list[Row]] = defaultdict(list)
-    sidechain = {obj["uuid"]: obj for _, obj in rows if obj.get("isSidechain") is True and isinstance(obj.get("uuid"), str)}
-    written = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str)}
-    roots: dict[str, str] = {}
+    flags = shape.flags
+    if not any(flag & NOT_SIDECHAIN for flag in flags):
+        return shape, {}  # a subagent's own file, or a log that does not say
+    if not any(flag & SIDECHAIN for flag in flags):
+        return shape, {}
+    main: list[int] = []
+    inline: dict[str, list[int]] = defaultdict(list)
+    # by uuid number: the last sidechain line that has it
+    sidechain = {shape.uids[index]: index for index in shape.sidechain_uuids}
+    roots: dict[int, str] = {}
     last: str | None = None
-    for row in rows:
-        if row[1].get("isSidechain") is True:
+    for index, flag in enumerate(flags):
+        if flag & SIDECHAIN:
             # One child per sidechain root: each Task run starts a tree of its own, and old
             # versions wrote no agentId to tell two runs apart. A line whose parent is not in
             # the file at all (a retry or progress line left out) goes on the run written
             # last, rather than starting a child of its own.
-            key = _sidechain_key(row[1], sidechain, roots, written)
+            key = _sidechain_key(shape, index, sidechain, roots)
             last = key = key if key is not None or last is None else last
-            inline[key or _own_key(row[1])].append(row)
+            inline[key or _own_key(shape, index)].append(index)
         else:
-            main.append(row)
-    return main, dict(inline)
+            main.append(index)
+    return shape.select(main), {key: shape.select(indexes) for key, indexes in inline.items()}
 
 
-def _sidechain_key(obj: dict[str, Any], sidechain: dict[str, dict[str, Any]], roots: dict[str, str],
-                   written: set[str]) -> str | None:
+_AGENT = 1  # agentId's place in shape.CONTEXT_KEYS
+
+
+def _sidechain_key(shape: Shape, index: int, sidechain: dict[int, int], roots: dict[int, str]) -> str | None:
     """The agentId of the sidechain's root line, else the root's uuid; None when the walk up
     reaches a parent the file does not hold (and no agentId says whose line it is)."""
-    path, current = [], obj
+    path, current = [], index
     while True:
-        uuid = current.get("uuid")
-        if isinstance(uuid, str) and uuid in roots:
-            key: str | None = roots[uuid]
+        uid = shape.uids[current]
+        if uid in roots:
+            key: str | None = roots[uid]
             break
-        parent = parent_of(current)
-        if parent is None or parent not in sidechain or parent in path:
-            agent = current.get("agentId") or obj.get("agentId")
-            missing = parent is not None and parent not in written
-            key = str(agent) if agent else (None if missing else _own_key(current))
+        parent = shape.parents[current]
+        if parent == NO_UUID or parent not in sidechain or parent in path:
+            agent = shape.context(current)[_AGENT] or shape.context(index)[_AGENT]
+            missing = parent == MISSING
+            key = str(agent) if agent else (None if missing else _own_key(shape, current))
             break
-        path.append(uuid)
+        path.append(uid)
         current = sidechain[parent]
     if key is not None:
-        for uuid in path:
-            if isinstance(uuid, str):
-                roots[uuid] = key
+        for uid in path:
+            if uid >= 0:
+                roots[uid] = key
     return key
 
 
-def _own_key(obj: dict[str, Any]) -> str:
-    uuid = obj.get("uuid")
-    return uuid if isinstance(uuid, str) else "sidechain"
+def _own_key(shape: Shape, index: int) -> str:
+    return shape.sidechain_uuids.get(index, "sidechain")

@@ -1,7 +1,7 @@
 """One Claude Code transcript file made into a session line by line: its steps come out in
 order, numbered, each as soon as no later line can change it, and the session's own fields
 after the last line. A long session then need not be held whole (issue 20): a step waits
-only for the last line of its API response (the outlines say which line that is) and for
+only for the last line of its API response (the shape says which line that is) and for
 the results of its calls."""
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from replay_site.model import Fact, Problem, RecordCounts, Session, Step, not_understood
-from replay_site.readers.claude.dag import Outline, Row, abandoned_lines, response_key
+from replay_site.readers.claude.dag import abandoned_lines, response_ends
 from replay_site.readers.claude.meta import META_KINDS, SessionMeta, summary_leaves
+from replay_site.readers.claude.shape import CONTEXT_KEYS, SIDECHAIN, Shape
 from replay_site.readers.claude.sidefiles import StoredOutputs
 from replay_site.readers.claude.steps import StepBuilder, counts_for_outcome, outcome_after
 from replay_site.readers.fields import FirstRequest
 from replay_site.readers.files import plain_name
-from replay_site.readers.jsonl import LineKinds, kind_of, objects_again
+from replay_site.readers.jsonl import LineKinds, kind_of
 
 # Bookkeeping Claude Code writes for itself (undo snapshots, the prompt queue, streaming progress,
 # which duplicates the subagent's own transcript): nothing a reader of the session needs to see.
@@ -32,18 +34,20 @@ LINE_KINDS = LineKinds(not_shown=IGNORED_KINDS)
 
 
 class Transcript:
-    """The session of `rows` (a file's outlines), whose lines were counted in `counted` (its
-    own unless it is an inline sidechain, `agent_id`, whose lines belong to the file of the
-    main session). Iterate `steps()` once, then ask for `session()`. `stored`: the outputs
-    stored beside the log, put in each step's calls as it comes out."""
+    """The session of the lines of `shape` (a file's, or a sidechain's of it), which were
+    counted in `counted` (its own unless it is an inline sidechain, `agent_id`, whose lines
+    belong to the file of the main session). Iterate `steps()` once, then ask for `session()`.
+    `stored`: the outputs stored beside the log, put in each step's calls as it comes out."""
 
-    def __init__(self, path: Path, label: str, rows: list[Row], problems: list[Problem], counted: RecordCounts,
+    def __init__(self, path: Path, label: str, shape: Shape, problems: list[Problem], counted: RecordCounts,
                  agent_id: str | None = None, stored: StoredOutputs | None = None) -> None:
         self.path, self.label, self.problems, self.counted, self.agent_id = path, label, problems, counted, agent_id
-        self.builder = StepBuilder(label, abandoned_lines(rows))
-        self._lines = _facts_of(path, rows)
-        self._response_ends = _response_ends(rows)
-        self._rows = rows
+        self.builder = StepBuilder(label, abandoned_lines(shape))
+        self._lines = _facts_of(path, shape)
+        # the first line of each response written over several lines, and its last
+        self._response_starts, self._response_lasts = response_ends(shape)
+        self._response_at = 0
+        self._shape = shape.to_read()  # the rest of its columns let go
         self._ends: list[int] = []  # the last line that can change each step not yet given out
         self._meta = SessionMeta()
         self._turn_seconds: list[float] = []
@@ -57,14 +61,11 @@ class Transcript:
         self._ended: datetime | None = None
 
     def steps(self) -> Iterator[Step]:
-        builder = self.builder
-        rows = self._rows
-        outlined = bool(rows) and isinstance(rows[0][1], Outline)  # else the lines are whole (reader._rows)
-        # lines of IGNORED_KINDS are only counted: their outline will do
-        for number, obj in objects_again(self.path, _let_go(rows), IGNORED_KINDS) if outlined else _let_go(rows):
+        # lines of IGNORED_KINDS are only counted: their type will do
+        for number, obj in self._shape.lines(unread_kinds=IGNORED_KINDS, let_go=True):
             self._take(number, obj)
             yield from self._final(number)
-        builder.finish()
+        self.builder.finish()
         yield from self._final(None)
 
     def _take(self, number: int, obj: dict) -> None:
@@ -95,7 +96,7 @@ class Transcript:
         """The steps no line after `number` (None: the last line) can change, in order."""
         steps, ends, builder = self.builder.steps, self._ends, self.builder
         while len(ends) < len(steps):  # made on line `number`: a response may go on on later lines
-            ends.append(self._response_ends.get(number, number))
+            ends.append(self._response_end(number))
         ready = 0
         while ready < len(steps) and (number is None or (ends[ready] <= number and not builder.waits(steps[ready]))):
             ready += 1
@@ -107,6 +108,14 @@ class Transcript:
             builder.release(step)
             self._give(step)
             yield step
+
+    def _response_end(self, number: int | None) -> int | None:
+        """The last line of the response whose first line is `number` (asked in order)."""
+        starts, at = self._response_starts, self._response_at
+        while number is not None and at < len(starts) and starts[at] < number:
+            at += 1
+        self._response_at = at
+        return self._response_lasts[at] if number is not None and at < len(starts) and starts[at] == number else number
 
     def _give(self, step: Step) -> None:
         self._given += 1
@@ -153,55 +162,28 @@ class Transcript:
         return session
 
 
-def _response_ends(rows: list[Row]) -> dict[int, int]:
-    """For the first line of each API response written over several lines (the same
-    `message.id`, or the line's own uuid: StepBuilder.assistant's key), its last line."""
-    first: dict[object, int] = {}
-    ends: dict[int, int] = {}
-    for number, obj in rows:
-        if kind_of(obj) != "assistant":
-            continue
-        key = response_key(number, obj)
-        if key is None:
-            continue  # not made into a step
-        start = first.setdefault(key, number)
-        if start != number:
-            ends[start] = number
-    return ends
-
-
-_LAST_KEYS = ("sessionId", "agentId", "cwd", "gitBranch", "version")
-
-
 @dataclass(frozen=True)
 class _Facts:
-    """What a session needs from all of its lines' outlines after its steps are built, taken
-    before: the outlines are let go of while the steps are built (_let_go)."""
+    """What a session needs from all of its lines after its steps are built, taken before:
+    the shape's columns are let go of while the steps are built."""
 
-    last: dict[str, str]  # the last non-empty string each of _LAST_KEYS has
+    last: dict[str, str]  # the last non-empty string each of CONTEXT_KEYS has
     sidechain: bool  # some line says isSidechain: true
     leaves: set[str]  # the lines' uuids a summary line names as its leaf (meta.py)
 
 
-def _facts_of(path: Path, rows: list[Row]) -> _Facts:
+def _facts_of(path: Path, shape: Shape) -> _Facts:
     last: dict[str, str] = {}
-    for _, obj in reversed(rows):
-        for key in _LAST_KEYS:
-            if key not in last and isinstance(value := obj.get(key), str) and value:
+    for index in reversed(range(len(shape))):
+        for key, value in zip(CONTEXT_KEYS, shape.context(index)):
+            if key not in last and isinstance(value, str) and value:
                 last[key] = value
-        if len(last) == len(_LAST_KEYS):
+        if len(last) == len(CONTEXT_KEYS):
             break
-    named = {*summary_leaves(path.parent), *(obj.get("leafUuid") for _, obj in rows if kind_of(obj) == "summary")}
-    leaves = {obj["uuid"] for _, obj in rows if isinstance(obj.get("uuid"), str) and obj["uuid"] in named}
-    return _Facts(last, any(obj.get("isSidechain") is True for _, obj in rows), leaves)
-
-
-def _let_go(rows: list[Row]) -> Iterator[Row]:
-    """The rows in order, each dropped from the list once given: a long log's outlines leave
-    memory as its steps fill it, rather than both being held at once."""
-    for index, row in enumerate(rows):
-        rows[index] = None
-        yield row
+    named: set[Any] = {*summary_leaves(path.parent), *shape.leaves.values()}
+    titled = shape.titled
+    leaves = {titled[uid] for uid in shape.uids if uid in titled and titled[uid] in named}
+    return _Facts(last, any(flag & SIDECHAIN for flag in shape.flags), leaves)
 
 
 def _session(path: Path, lines: _Facts, label: str, agent_id: str | None) -> Session:
