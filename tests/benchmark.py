@@ -15,7 +15,11 @@ machine (tests/clustertools.py), for each N given. The floor runs in the same
 session: read + orjson-parse every line + escape every string + write the same bytes, with
 1 and 2 processes. Medians of --runs alternating runs. Reported per scenario: wall and CPU
 seconds, peak PSS of the whole process tree (sampled from /proc/*/smaps_rollup), output
-bytes, and the cold build's ratio to the floor. claude-code-log and claude-code-transcripts
+bytes, and the cold build's ratio to the floor. Wall and CPU come from runs whose memory is
+not sampled, the peak from one more run that is: reading smaps_rollup walks the page tables
+of every process in the tree, in the sampler's time (2.0-2.3 s of system CPU while a
+10,000-step session built, taken from a build that keeps both cores busy: paired with the
+same build unsampled, 1.28x the wall on a loaded machine). claude-code-log and claude-code-transcripts
 are timed on the Claude part when they are on PATH. The secret scanner's rules are compiled
 into its disk cache before anything is timed (once per machine, ~4 s), so no figure holds it.
 """
@@ -52,16 +56,17 @@ ENTRY = ("import sys\ntry:\n    from replay_site.cli.entry import main\nexcept I
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _sample_tree(root: int, cpu: dict[int, float]) -> int:
-    """PSS of `root` and all its descendants, in KiB; records each one's own CPU seconds so
-    far in `cpu` (by pid, including processes that the root never waits for, such as a fork
-    server's workers)."""
+def _sample_tree(root: int, cpu: dict[int, float], memory: bool) -> int:
+    """PSS of `root` and all its descendants, in KiB (0 unless `memory`); records each one's
+    own CPU seconds so far in `cpu` (by pid, including processes that the root never waits
+    for, such as a fork server's workers)."""
     pending, total = [root], 0
     while pending:
         pid = pending.pop()
         try:
-            with open(f"/proc/{pid}/smaps_rollup") as stream:
-                total += next(int(line.split()[1]) for line in stream if line.startswith("Pss:"))
+            if memory:
+                with open(f"/proc/{pid}/smaps_rollup") as stream:
+                    total += next(int(line.split()[1]) for line in stream if line.startswith("Pss:"))
             with open(f"/proc/{pid}/stat") as stream:
                 fields = stream.read().rsplit(")", 1)[1].split()
             cpu[pid] = (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
@@ -73,10 +78,12 @@ def _sample_tree(root: int, cpu: dict[int, float]) -> int:
     return total
 
 
-def measure(command: list[str], env: dict[str, str]) -> dict[str, float]:
-    """Wall and CPU seconds and peak tree PSS (MiB) of one command run to completion. CPU is
-    the larger of the waited-for children's (exact, but blind to processes the build does not
-    reap) and the sum of every sampled process's own (short by at most a sample each)."""
+def measure(command: list[str], env: dict[str, str], memory: bool = True) -> dict[str, float]:
+    """Wall and CPU seconds of one command run to completion, and with `memory` its peak tree
+    PSS (MiB; its wall and CPU then hold the sampler's cost). CPU is the larger of the
+    waited-for children's (exact, but blind to processes the build does not reap) and the sum
+    of every sampled process's own (short by at most a sample each; reading /proc/PID/stat
+    costs the sampler ~0.1 ms a sample for three processes)."""
     before = os.times()
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -86,7 +93,7 @@ def measure(command: list[str], env: dict[str, str]) -> dict[str, float]:
     def sample() -> None:
         nonlocal peak
         while process.poll() is None:
-            peak = max(peak, _sample_tree(process.pid, sampled))
+            peak = max(peak, _sample_tree(process.pid, sampled, memory))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample)
@@ -98,7 +105,8 @@ def measure(command: list[str], env: dict[str, str]) -> dict[str, float]:
     if process.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{errors.decode()[-2000:]}")
     waited = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {"wall": wall, "cpu": max(waited, sum(sampled.values())), "pss": peak / 1024}
+    return {"wall": wall, "cpu": max(waited, sum(sampled.values())), "pss": peak / 1024} if memory else \
+        {"wall": wall, "cpu": max(waited, sum(sampled.values()))}
 
 
 def _floor_file(task: tuple[str, str]) -> int:
@@ -160,23 +168,23 @@ class Bench:
         subprocess.run([sys.executable, "-c", "from replay_site.redact.detect import load_scanner; load_scanner()"],
                        env=self.env, check=True)
 
-    def build(self, corpus: Path, out: Path, *options: str) -> dict[str, float]:
+    def build(self, corpus: Path, out: Path, *options: str, memory: bool = False) -> dict[str, float]:
         command = [sys.executable, "-c", ENTRY, "build", str(corpus), "-o", str(out), "-q", "-j", str(self.jobs), *options]
-        result = measure(command, self.env)
+        result = measure(command, self.env, memory)
         result["bytes"] = folder_bytes(out)
         return result
 
-    def cold(self, corpus: Path, out: Path, *options: str) -> dict[str, float]:
+    def cold(self, corpus: Path, out: Path, *options: str, memory: bool = False) -> dict[str, float]:
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(self.work / "cache", ignore_errors=True)
-        return self.build(corpus, out, *options)
+        return self.build(corpus, out, *options, memory=memory)
 
-    def floor(self, corpus: Path, processes: int) -> dict[str, float]:
+    def floor(self, corpus: Path, processes: int, memory: bool = False) -> dict[str, float]:
         out = self.work / "floor"
         shutil.rmtree(out, ignore_errors=True)
         code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import benchmark; " \
                f"benchmark.floor(__import__('pathlib').Path({str(corpus)!r}), __import__('pathlib').Path({str(out)!r}), {processes})"
-        result = measure([sys.executable, "-c", code], self.env)
+        result = measure([sys.executable, "-c", code], self.env, memory)
         result["bytes"] = folder_bytes(out)
         return result
 
@@ -187,8 +195,16 @@ def _fresh(folder: Path) -> Path:
     return folder
 
 
+def timing_then_memory(runs: int) -> list[bool]:
+    """Whether each run of a scenario samples memory: `runs` timed runs, then one for the peak."""
+    return [False] * runs + [True]
+
+
 def median(runs: list[dict[str, float]]) -> dict[str, float]:
-    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+    """The medians of the timed runs, with the peak PSS of the sampled one."""
+    timed = [run for run in runs if "pss" not in run]
+    return {key: statistics.median(run[key] for run in timed) for key in timed[0]} | \
+        {"pss": max(run["pss"] for run in runs if "pss" in run)}
 
 
 def peers(corpus: Path, work: Path) -> dict[str, dict[str, float]]:
@@ -204,6 +220,8 @@ def peers(corpus: Path, work: Path) -> dict[str, dict[str, float]]:
             out = work / name
             shutil.rmtree(out, ignore_errors=True)
             try:
+                # One run, sampled: claude-code-log keeps a cache in the corpus, so a second run
+                # would be warm; on a peer's one process the sampler mostly takes the idle core.
                 found[name] = measure(command(out), dict(os.environ)) | {"bytes": folder_bytes(out) if out.exists() else 0}
             except SystemExit as failure:
                 print(f"{name}: {failure}", file=sys.stderr)
@@ -219,7 +237,7 @@ def row(name: str, figures: dict[str, float], floor_wall: float | None = None) -
 def one_session_row(bench: Bench, name: str, log: Path, out: Path, runs: int) -> str:
     """A long session's cold build, with its time per step: a build linear in the steps keeps
     the same ms per step at 10,000 and at 50,000 steps."""
-    figures = median([bench.cold(log, out) for _ in range(runs)])
+    figures = median([bench.cold(log, out, memory=memory) for memory in timing_then_memory(runs)])
     steps = sum(entry["steps"] for entry in orjson.loads((out / "sessions.json").read_bytes())["sessions"])
     per_step = f"{steps:,} steps, {1000 * figures['wall'] / steps:.2f} ms wall / {1000 * figures['cpu'] / steps:.2f} ms CPU per step"
     return row(f"{name}: {per_step}", figures)
@@ -258,23 +276,23 @@ def run(work: Path, args: argparse.Namespace) -> None:
     bench, out = Bench(work, args.jobs, args.generator), work / "site"
     bench.warm_scanner()
     cold, floor1, floor2 = [], [], []
-    for _ in range(args.runs):  # alternating, so that machine load hits both alike
-        cold.append(bench.cold(corpus, out))
-        floor1.append(bench.floor(corpus, 1))
-        floor2.append(bench.floor(corpus, 2))
+    for memory in timing_then_memory(args.runs):  # alternating, so that machine load hits both alike
+        cold.append(bench.cold(corpus, out, memory=memory))
+        floor1.append(bench.floor(corpus, 1, memory))
+        floor2.append(bench.floor(corpus, 2, memory))
     noop, touch, append = [], [], []
     rng = random.Random(5)
     victim = next(path for path in logs if "subagents" not in path.parts)
-    for _ in range(args.runs):
-        noop.append(bench.build(corpus, out))
+    for memory in timing_then_memory(args.runs):
+        noop.append(bench.build(corpus, out, memory=memory))
         os.utime(victim)
-        touch.append(bench.build(corpus, out))
+        touch.append(bench.build(corpus, out, memory=memory))
         if "claude" in victim.parts:
             with victim.open("a") as stream:
                 stream.write(benchmark_corpus.claude_turn(rng, victim))
         else:
             victim.write_bytes(victim.read_bytes() + victim.read_bytes().splitlines(keepends=True)[-1])
-        append.append(bench.build(corpus, out))
+        append.append(bench.build(corpus, out, memory=memory))
     floor_wall = min(median(floor1)["wall"], median(floor2)["wall"])
     print("\n| scenario | wall s | CPU s | peak PSS MiB | output MiB | × floor |\n|---|---|---|---|---|---|")
     print(row("floor, 1 process", median(floor1)))
@@ -300,7 +318,7 @@ def run(work: Path, args: argparse.Namespace) -> None:
             print(one_session_row(bench, f"one {megabytes} MB {kind} line, cold", log.parents[1], work / "huge-site", args.runs))
     for workers in args.cluster:
         with local_cluster(workers, _fresh(work / f"cluster-{workers}"), args.generator) as running:
-            runs = [bench.cold(corpus, out, "--scheduler", running.address) for _ in range(args.runs)]
+            runs = [bench.cold(corpus, out, "--scheduler", running.address, memory=memory) for memory in timing_then_memory(args.runs)]
         print(row(f"cold build, dask cluster of {workers} worker{'s' if workers > 1 else ''}", median(runs), floor_wall))
     if args.peers:
         for name, figures in peers(corpus, work).items():

@@ -11,6 +11,7 @@ from fnmatch import fnmatchcase
 from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markupsafe import Markup, escape
@@ -117,7 +118,46 @@ def _markdown() -> MarkdownIt:
 
 
 def markdown(text: str | None) -> Markup:
-    return Markup(_markdown().render(text or ""))
+    text = text or ""
+    simple = _simple_markdown(text)
+    return Markup(simple if simple is not None else _markdown().render(text))
+
+
+# Paragraphs of words, `code` spans and **bold** words only (an agent's one-line notes: "Now I'll
+# run `pytest`."), which markdown-it renders in ~0.4 ms, are written here as it writes them. Only
+# what is certain is taken: no other markdown character outside a code span; no line starting
+# with a block marker, with whitespace or ending with it; no carriage return or NUL (which
+# markdown-it replaces); a code span's text neither starting nor ending with whitespace, no
+# backtick run longer than one; bold text starting and ending with a letter or digit (so both of
+# its delimiters open and close it whatever stands around them).
+_PLAIN = r"[^*_`\[\]<>#|~&\\\n]"
+# A plain character at a time (not a run of them): a long line that does not match fails in linear time.
+_SIMPLE_LINE = re.compile(rf"(?:{_PLAIN}|`[^`\s](?:[^`\n]*[^`\s])?`|\*\*[A-Za-z0-9](?:{_PLAIN}*[A-Za-z0-9])?\*\*)*")
+_DASH_RULE = re.compile(r"^(?:-[ \t]*){3,}$", re.MULTILINE)  # "- - -", "-- -": a thematic break
+_SIMPLE_PART = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")  # in the escaped line, which escaping left the same shape
+
+
+def _simple_part(found: re.Match) -> str:
+    code, bold = found.groups()
+    return f"<code>{code}</code>" if code is not None else f"<strong>{bold}</strong>"
+
+
+def _simple_markdown(text: str) -> str | None:
+    """markdown-it's HTML for a text of simple paragraphs (above), None for any other."""
+    if "``" in text or "\r" in text or "\0" in text:
+        return None
+    if _MARKDOWN_FIRST_LINE.match(text) or _MARKDOWN_LINE.search(text) or _DASH_RULE.search(text):
+        return None
+    paragraphs: list[list[str]] = [[]]
+    for line in text.split("\n"):
+        if not line:
+            if paragraphs[-1]:
+                paragraphs.append([])
+            continue
+        if line[0].isspace() or line[-1].isspace() or not _SIMPLE_LINE.fullmatch(line):
+            return None
+        paragraphs[-1].append(_SIMPLE_PART.sub(_simple_part, escapeHtml(line)))
+    return "".join(f"<p>{chr(10).join(lines)}</p>\n" for lines in paragraphs if lines)
 
 
 # Anything markdown would turn into markup or change: emphasis, code, links, headings,
