@@ -118,13 +118,12 @@ def _markdown() -> MarkdownIt:
 
 
 def markdown(text: str | None) -> Markup:
-    text = text or ""
-    simple = _simple_markdown(text)
-    return Markup(simple if simple is not None else _markdown().render(text))
+    return Markup(_markdown().render(text or ""))
 
 
 # Paragraphs of words, `code` spans and **bold** words only (an agent's one-line notes: "Now I'll
-# run `pytest`."), which markdown-it renders in ~0.4 ms, are written here as it writes them. Only
+# run `pytest`."), which markdown-it renders in ~0.1-0.4 ms, are cut here into their parts, which
+# steps.html writes as markdown-it would (~0.01 ms; test_markdown_simple compares). Only
 # what is certain is taken: no other markdown character outside a code span; no line starting
 # with a block marker, with whitespace or ending with it; no carriage return or NUL (which
 # markdown-it replaces); a code span's text neither starting nor ending with whitespace, no
@@ -137,18 +136,31 @@ _DASH_RULE = re.compile(r"^(?:-[ \t]*){3,}$", re.MULTILINE)  # "- - -", "-- -": 
 _SIMPLE_PART = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")  # in the escaped line, which escaping left the same shape
 
 
-def _simple_part(found: re.Match) -> str:
-    code, bold = found.groups()
-    return f"<code>{code}</code>" if code is not None else f"<strong>{bold}</strong>"
+SimpleLine = list[tuple[str, Markup]]  # ("", words) ("code", text) ("strong", words), each escaped as markdown-it does
 
 
-def _simple_markdown(text: str) -> str | None:
-    """markdown-it's HTML for a text of simple paragraphs (above), None for any other."""
+def _line_parts(escaped: str) -> SimpleLine:
+    parts: SimpleLine = []
+    at = 0
+    for found in _SIMPLE_PART.finditer(escaped):
+        if found.start() > at:
+            parts.append(("", Markup(escaped[at:found.start()])))
+        code, bold = found.groups()
+        parts.append(("code", Markup(code)) if code is not None else ("strong", Markup(bold)))
+        at = found.end()
+    if at < len(escaped):
+        parts.append(("", Markup(escaped[at:])))
+    return parts
+
+
+def simple_markdown(text: str) -> list[list[SimpleLine]] | None:
+    """The paragraphs of a text of simple paragraphs (above), each a list of its lines' parts;
+    None for any other text."""
     if "``" in text or "\r" in text or "\0" in text:
         return None
     if _MARKDOWN_FIRST_LINE.match(text) or _MARKDOWN_LINE.search(text) or _DASH_RULE.search(text):
         return None
-    paragraphs: list[list[str]] = [[]]
+    paragraphs: list[list[SimpleLine]] = [[]]
     for line in text.split("\n"):
         if not line:
             if paragraphs[-1]:
@@ -156,8 +168,8 @@ def _simple_markdown(text: str) -> str | None:
             continue
         if line[0].isspace() or line[-1].isspace() or not _SIMPLE_LINE.fullmatch(line):
             return None
-        paragraphs[-1].append(_SIMPLE_PART.sub(_simple_part, escapeHtml(line)))
-    return "".join(f"<p>{chr(10).join(lines)}</p>\n" for lines in paragraphs if lines)
+        paragraphs[-1].append(_line_parts(escapeHtml(line)))
+    return [lines for lines in paragraphs if lines]
 
 
 # Anything markdown would turn into markup or change: emphasis, code, links, headings,

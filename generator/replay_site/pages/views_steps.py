@@ -80,8 +80,10 @@ class TextView:
     href: str | None = None
     markdown: bool = False
     paragraphs: list[str] = field(default_factory=list)
+    simple: list | None = None  # highlight.simple_markdown's parts of a markdown text, when it is that simple
     tail: str = ""  # the end of a cut text, shown after the elided middle
     tail_paragraphs: list[str] = field(default_factory=list)
+    tail_simple: list | None = None
     elided: str = ""  # "40,000 characters elided", when cut
 
     @property
@@ -97,6 +99,9 @@ def text_view(text: str, name: str, side: SideFiles, page_path: str, prose: bool
         if not view.markdown:
             view.paragraphs = highlight.paragraphs(shown)
             view.tail_paragraphs = highlight.paragraphs(tail) if tail else []
+        else:
+            view.simple = highlight.simple_markdown(shown)
+            view.tail_simple = highlight.simple_markdown(tail) if tail else None
     return view
 
 
