@@ -205,3 +205,19 @@ def test_a_cluster_reads_from_s3_and_writes_to_s3_itself(bucket, s3_endpoint, tm
         replay_site("build", f"s3://{bucket}/logs", "-o", f"s3://{bucket}/site", "-q", "--scheduler", running.address,
                     env=s3_endpoint)
     assert objects(f"s3://{bucket}/site") == files(local)
+
+
+def test_a_store_site_is_written_when_no_log_could_be_read(memory_logs, monkeypatch):
+    """Every log failing leaves no session's search words to fetch from the store: the site
+    (its index, and the account of the files it could not read) is written all the same."""
+    from replay_site.readers import registry
+
+    fs, root = memory_logs
+    site = f"{root}-unreadable-site"
+
+    def unreadable(source, *_args, **_kwargs):
+        raise OSError(f"{source}: the store went away")
+
+    monkeypatch.setattr(registry()["gptme"], "read", unreadable)
+    result = pipeline.build([location(f"memory://{root}/gptme")], location(f"memory://{site}"), pipeline.BuildOptions())
+    assert result.summaries == [] and result.problems and fs.exists(f"{site}/index.html")

@@ -276,6 +276,8 @@ def _local_shards(out: Path, slugs: list[str]) -> Iterator[tuple[int, list[str]]
 def _stored_shards(out: Any, slugs: list[str]) -> list[tuple[int, list[str]]]:
     """As _local_shards, for a site in a store (a UPath): one listing for the sizes, and the
     word lists fetched together (fsspec runs the requests concurrently)."""
+    if not slugs:  # fsspec's cat of no paths raises FileNotFoundError
+        return []
     base = out.path.rstrip("/")
     sizes = {name.removeprefix(base).lstrip("/"): info.get("size", 0)
              for name, info in out.fs.find(f"{base}/assets/search", detail=True).items()}

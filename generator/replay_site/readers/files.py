@@ -80,7 +80,9 @@ def open_regular(path: Path) -> BinaryIO:
     store (a UPath) is opened through fsspec: object stores hold nothing but regular files.
     """
     if not is_local(path):
-        return path.open("rb")
+        # through a buffer of our own: fsspec's files read a line whole, with no size limit
+        # (jsonl._lines asks for at most HUGE_LINE bytes at a time)
+        return io.BufferedReader(path.open("rb"), HEAD_CHUNK)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode

@@ -94,6 +94,8 @@ def _project_summaries(folder: Path) -> dict[str, str]:
     """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
     title into another session's file. Only lines mentioning "summary" are parsed, so this is
     cheap; a log whose stat is the one remembered (_MEMO) is not read at all."""
+    if not isinstance(folder, Path):  # a store's folder (a UPath): its objects have no inode to remember them by
+        return _stored_summaries(folder)
     memo = _read_memo()
     found: dict[str, str] = {}
     here: dict[str, Any] = {}
@@ -113,6 +115,17 @@ def _project_summaries(folder: Path) -> dict[str, str]:
     kept = {key: value for key, value in memo.items() if os.path.dirname(key) != str(folder)}
     if {key: value for key, value in memo.items() if key not in kept} != here:
         keep_in_cache(_MEMO, orjson.dumps({**kept, **here}))
+    return found
+
+
+def _stored_summaries(folder: Any) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for path in sorted(folder.glob("*.jsonl*")):
+        if plain_name(path).suffix == ".jsonl":
+            try:
+                found.update(_summaries_in(path))
+            except OSError:
+                continue
     return found
 
 
