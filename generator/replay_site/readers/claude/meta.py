@@ -7,6 +7,7 @@ another session's file of the same project), then the first prompt.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from functools import lru_cache
@@ -85,53 +86,45 @@ def _mentions(handle, marks: tuple[bytes, ...], block: int = 1 << 20) -> bool:
 
 # Each log's summary lines by its path, kept with the log's size, mtime and inode: a rebuild
 # after one appended turn read every log of that session's project folder again for them
-# (the medium benchmark corpus: ~20 logs, 6 MB), where only the changed log needs it.
-_MEMO = "claude-summaries.json"
+# (the medium benchmark corpus: ~20 logs, 6 MB), where only the changed log needs it. One
+# memo per project folder, so that reading one folder reads and writes only its own.
+def _memo_name(folder: Path) -> str:
+    return f"claude-summaries-{hashlib.sha256(os.fsencode(folder)).hexdigest()[:20]}.json"
 
 
 @lru_cache(maxsize=64)
 def _project_summaries(folder: Path) -> dict[str, str]:
     """Every summary line in a project folder, by leafUuid: Claude Code often writes a session's
     title into another session's file. Only lines mentioning "summary" are parsed, so this is
-    cheap; a log whose stat is the one remembered (_MEMO) is not read at all."""
-    if not isinstance(folder, Path):  # a store's folder (a UPath): its objects have no inode to remember them by
-        return _stored_summaries(folder)
-    memo = _read_memo()
+    cheap; a log whose stat is the one remembered (_memo_name) is not read at all."""
+    local = isinstance(folder, Path)  # a store's objects (a UPath's) have no inode to remember them by
+    memo = _read_memo(folder) if local else {}
     found: dict[str, str] = {}
     here: dict[str, Any] = {}
     for path in sorted(folder.glob("*.jsonl*")):
         if plain_name(path).suffix != ".jsonl":
             continue
         try:
-            status = os.stat(path)
-            state = [status.st_size, status.st_mtime_ns, status.st_ino]
+            state = None
+            if local:
+                status = os.stat(path)
+                state = [status.st_size, status.st_mtime_ns, status.st_ino]
             known = memo.get(str(path))
             remembered = isinstance(known, list) and len(known) == 2 and known[0] == state and isinstance(known[1], dict)
             summaries = known[1] if remembered else _summaries_in(path)
         except OSError:
             continue
-        here[str(path)] = [state, summaries]
+        if local:
+            here[str(path)] = [state, summaries]
         found.update(summaries)
-    kept = {key: value for key, value in memo.items() if os.path.dirname(key) != str(folder)}
-    if {key: value for key, value in memo.items() if key not in kept} != here:
-        keep_in_cache(_MEMO, orjson.dumps({**kept, **here}))
+    if local and memo != here:
+        keep_in_cache(_memo_name(folder), orjson.dumps(here))
     return found
 
 
-def _stored_summaries(folder: Any) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for path in sorted(folder.glob("*.jsonl*")):
-        if plain_name(path).suffix == ".jsonl":
-            try:
-                found.update(_summaries_in(path))
-            except OSError:
-                continue
-    return found
-
-
-def _read_memo() -> dict[str, Any]:
+def _read_memo(folder: Path) -> dict[str, Any]:
     try:
-        memo = orjson.loads((cache_folder() / _MEMO).read_bytes())
+        memo = orjson.loads((cache_folder() / _memo_name(folder)).read_bytes())
     except (OSError, ValueError):
         return {}
     return memo if isinstance(memo, dict) else {}
