@@ -12,6 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from replay_site.figures import step_columns
 from replay_site.figures.step_columns import StepColumns
 from replay_site.figures.summary import summarize
 from replay_site.load import ReadOptions, examples_dir, iter_sessions
@@ -118,3 +119,11 @@ def test_a_step_takes_a_row_of_some_sixty_bytes():
         tracemalloc.stop()
     assert not columns._odd
     assert held / len(steps) < 100, held / len(steps)
+
+
+def test_steps_past_the_profiles_a_session_may_have_keep_their_figures(monkeypatch):
+    monkeypatch.setattr(step_columns, "MAX_PROFILES", 3)
+    session = _odd_session()
+    columns = _columns(session.steps)
+    assert len(columns._profiles) == 3 and len(columns._odd) > 4
+    assert _figures(session, columns) == _figures(session, list(session.steps))
