@@ -13,6 +13,7 @@ from test_incremental import calls_of, glue_and_gptme_logs, snapshot
 
 from replay_site.build import pipeline as site
 from replay_site.pages.render import themes_dir
+from replay_site.store.fragments import FragmentMemo
 from replay_site.store.states import cache_path
 
 ROW_TEMPLATES = ("_index_row.html", "_files_row.html")
@@ -110,3 +111,17 @@ def test_a_memo_that_cannot_be_read_only_costs_the_rendering(logs, tmp_path):
     site.build([logs], out, site.BuildOptions())
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)
+
+
+def test_the_memo_is_written_a_row_at_a_time_as_one_document_would_be(tmp_path):
+    """A session that changed tens of thousands of files has as many rows: the memo is written
+    a row at a time, the bytes orjson gives the whole document (no row, one, several, text
+    that JSON escapes)."""
+    for rows in ({}, {"a": "<tr>1</tr>"}, {"k1": "<td>\"quoted\" \\ é \n</td>", "k2": "", "k3": "\u2028 \x00"}):
+        memo = FragmentMemo(tmp_path / "rows.json", "the key", enabled=False)
+        for key, html in rows.items():
+            memo[key] = html
+        memo.save()
+        if rows:
+            assert (tmp_path / "rows.json").read_bytes() == orjson.dumps({"key": "the key", "rows": rows})
+            assert FragmentMemo(tmp_path / "rows.json", "the key").kept == rows
