@@ -20,6 +20,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import LEXERS, find_lexer_class, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from replay_site.pages.lexing import quick
+
 # Highlighting costs far more than escaping and is superlinear on pathological input; past
 # this size code is shown plain.
 HIGHLIGHT_LIMIT = 20_000
@@ -38,7 +40,7 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 def _lexer_by_name(language: str):
     """One lexer per language per process: looking one up scans pygments' registry."""
     try:
-        return get_lexer_by_name(language)
+        return quick(get_lexer_by_name(language))
     except ClassNotFound:
         return None
 
@@ -53,7 +55,7 @@ def _lexer_by_suffix(suffix: str):
     if not matches:
         return None
     best, _ = max(matches, key=lambda match: (match[0].priority + (0.5 if "*" not in match[1] else 0), match[0].__name__))
-    return best()
+    return quick(best())
 
 
 def _lexer(language: str | None, filename: str | None = None):
