@@ -203,9 +203,13 @@ class Renderer:
 
     def warm_up(self) -> None:
         """Load what the first session page would: its templates, and pygments' table of file
-        names (the first lookup by file name compiles ~1,000 patterns, ~0.4 s)."""
-        self.env.get_template("session.html")
-        self.env.get_template("steps.html")
+        names (the first lookup by file name compiles ~1,000 patterns, ~0.4 s); and the
+        templates of the site-wide files: compiled by a worker while the build reads a long
+        session (build/page_ranges.py), they wait in the template cache for the build's
+        process, which writes those files last (compiling them there took ~30 ms)."""
+        for name in ("session.html", "base.html", "page_nav.html", "scrubber.html", "steps.html",  # (those it extends and includes)
+                     "index.html", "_index_row.html", "files.html", "_files_row.html"):
+            self.env.get_template(name)
         highlight.code("", filename="warm-up.py")
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:
