@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from replay_site.build import page_ranges, spool, task_memory
 from replay_site.build import pipeline as site
 from replay_site.build.worker_pool import PassPools, WorkerPool
+from replay_site.costs import table
 from replay_site.load import StreamedRead, load_session
 from replay_site.model import CostTotal
 from replay_site.pages import paging
@@ -292,6 +293,27 @@ def _with_output(line: dict, output: str) -> dict:
     line["message"]["content"][0]["content"] = output
     line["toolUseResult"] = output
     return line
+
+
+def test_the_models_a_long_log_names_first_are_looked_up_for_the_build_by_a_worker(long_log, monkeypatch):
+    """A worker started before a long log is read looks up the models its first lines name
+    (table.resolve_named, while the build reads the log's shape); the build's process then
+    prices every step from the price memo, without loading the table."""
+    table.resolve.cache_clear()
+    table._memo.cache_clear()
+    table._memo_path().unlink(missing_ok=True)
+    table.resolve_named(long_log)
+    table.resolve.cache_clear()
+    table._memo.cache_clear()  # the build's process: only the memo file
+
+    def refuse():
+        raise AssertionError("the price table was loaded for a model the worker looked up")
+
+    monkeypatch.setattr(table, "load_price_table", refuse)
+    session = load_session(str(long_log), [])
+    assert session.cost.priced_steps == sum(1 for step in session.steps if step.usage) > 0
+    table.resolve.cache_clear()
+    table._memo.cache_clear()
 
 
 def test_a_worker_rendering_pages_early_stops_once_pass_one_ends(tmp_path, long_log):
