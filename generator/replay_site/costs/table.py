@@ -68,7 +68,7 @@ def resolve_named(path: Path) -> None:
     try:
         with open(path, "rb") as stream:
             lines = stream.read(_NAMED_WITHIN).split(b"\n")[:-1]
-    except OSError:
+    except (OSError, TypeError):  # gone, or an object in a store (a UPath): the build looks them up itself
         return
     named: dict[str, None] = {}
     for line in lines:
