@@ -4,7 +4,7 @@
 
 Writes a deterministic Claude Code log (gen_long_session.py), reads and prices it, renders
 all its pages twice (the first warms caches) and prints the second render's time split into
-markdown, pygments, view models (views.page_view) and the templates themselves.
+markdown, pygments, view models (views.page_view, step_view) and the templates themselves.
 """
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def main() -> None:
     highlight.markdown = _timed("markdown", highlight.markdown)
     highlight.code = _timed("pygments", highlight.code)
     views.page_view = _timed("view models", views.page_view)
+    views.step_view = _timed("view models", views.step_view)  # made as the steps' template asks (views_steps.StepViews)
     from replay_site.pages.render import PageNav, Renderer
 
     with tempfile.TemporaryDirectory() as temp:

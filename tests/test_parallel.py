@@ -4,6 +4,7 @@ bytes as a build in one process. The build process runs items itself beside its 
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing
 import os
 import tempfile
@@ -18,6 +19,7 @@ from concurrent.futures import Future
 from replay_site.build import page_ranges, spool, task_memory
 from replay_site.build import pipeline as site
 from replay_site.build.worker_pool import PassPools, WorkerPool
+from replay_site.costs import table
 from replay_site.load import StreamedRead, load_session
 from replay_site.model import CostTotal
 from replay_site.pages import paging
@@ -247,8 +249,8 @@ def test_steps_rendered_while_their_session_is_read_are_taken_where_rendered_for
         """Odd pages' HTML marked, even pages' rendered for another running cost."""
         early = early_steps(self, number, steps, before)
         if number % 2:
-            return EarlySteps(early.before, f"<!-- early {number} -->")
-        return EarlySteps(CostTotal(usd=-1.0), "<!-- not for this page -->")
+            return EarlySteps(early.before, f"<!-- early {number} -->", early.side_files)
+        return EarlySteps(CostTotal(usd=-1.0), "<!-- not for this page -->", {})
 
     monkeypatch.setattr(Renderer, "early_steps", marked)
     site.build([long_log], tmp_path / "marked", site.BuildOptions(jobs=0, incremental=False))
@@ -260,6 +262,58 @@ def test_steps_rendered_while_their_session_is_read_are_taken_where_rendered_for
             assert f"<!-- early {number} -->".encode() in marked_pages[name]
         else:
             assert marked_pages[name] == pages[name]
+
+
+def test_a_text_cut_on_a_page_rendered_early_is_written_beside_it(tmp_path, long_log, monkeypatch):
+    """A range that takes a page's steps' HTML rendered early makes no views of its steps
+    (views.StepViews): the full texts cut on the page come with that HTML, and are written
+    under the session's own folder as a page rendered in one process writes them."""
+    lines = long_log.read_text().splitlines(keepends=True)
+    results = [number for number, line in enumerate(lines) if '"tool_result"' in line]
+    at = results[len(results) // 2]  # on page 5 or 6 of 10
+    long_output = "".join(f"line {k} of a long output\n" for k in range(4000))  # over FIELD_LIMIT
+    lines[at] = json.dumps(_with_output(json.loads(lines[at]), long_output)) + "\n"
+    log = tmp_path / "-home-dev-long" / "long.jsonl"
+    log.parent.mkdir()
+    log.write_text("".join(lines))
+    site.build([log], tmp_path / "j1", site.BuildOptions(jobs=1, incremental=False))
+    pages = snapshot(tmp_path / "j1")
+    side = [name for name in pages if "/outputs/" in name]
+    assert side and long_output.encode() in pages[side[0]]
+    monkeypatch.setattr(site, "_page_workers", lambda *_: _PassTwoHere())
+    taken = []
+    take = page_ranges._take_early
+    monkeypatch.setattr(page_ranges, "_take_early", lambda spooled, page: taken.append(take(spooled, page)) or taken[-1])
+    site.build([log], tmp_path / "j0", site.BuildOptions(jobs=0, incremental=False))
+    assert snapshot(tmp_path / "j0") == pages
+    assert any(early is not None and early.side_files for early in taken)
+
+
+def _with_output(line: dict, output: str) -> dict:
+    line["message"]["content"][0]["content"] = output
+    line["toolUseResult"] = output
+    return line
+
+
+def test_the_models_a_long_log_names_first_are_looked_up_for_the_build_by_a_worker(long_log, monkeypatch):
+    """A worker started before a long log is read looks up the models its first lines name
+    (table.resolve_named, while the build reads the log's shape); the build's process then
+    prices every step from the price memo, without loading the table."""
+    table.resolve.cache_clear()
+    table._memo.cache_clear()
+    table._memo_path().unlink(missing_ok=True)
+    table.resolve_named(long_log)
+    table.resolve.cache_clear()
+    table._memo.cache_clear()  # the build's process: only the memo file
+
+    def refuse():
+        raise AssertionError("the price table was loaded for a model the worker looked up")
+
+    monkeypatch.setattr(table, "load_price_table", refuse)
+    session = load_session(str(long_log), [])
+    assert session.cost.priced_steps == sum(1 for step in session.steps if step.usage) > 0
+    table.resolve.cache_clear()
+    table._memo.cache_clear()
 
 
 def test_a_worker_rendering_pages_early_stops_once_pass_one_ends(tmp_path, long_log):
@@ -298,7 +352,7 @@ def test_pages_rendered_early_from_a_stream_pass_one_abandons_are_not_taken(tmp_
     stream must not stand in its pages."""
     site.build([long_log], tmp_path / "j1", site.BuildOptions(jobs=1, incremental=False))
     monkeypatch.setattr(site, "_page_workers", lambda *_: _PassTwoHere())
-    monkeypatch.setattr(Renderer, "early_steps", lambda self, number, steps, before: EarlySteps(before, "<!-- early -->"))
+    monkeypatch.setattr(Renderer, "early_steps", lambda self, number, steps, before: EarlySteps(before, "<!-- early -->", {}))
 
     def not_the_same(self):
         raise NotTheSame("found late")

@@ -42,6 +42,7 @@ from replay_site.build.page_ranges import (
 from replay_site.build.source_passes import SourcePages, read_and_summarize, renderer_for, write_source_pages
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
+from replay_site.costs.table import resolve_named
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv
@@ -158,7 +159,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     stale_bytes = [_bytes_of([sources[i]]) for i in stale]
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options, sum(stale_bytes), len(stale)) as pool, \
-            _page_workers(options, pool, max(stale_bytes, default=0)) as page_pool:
+            _page_workers(options, pool, [sources[i] for i in stale], stale_bytes) as page_pool:
         for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
             tick()
         if stale and options.redact and isinstance(pool, InlineExecutor):
@@ -305,18 +306,23 @@ class _SourceState:
     fresh: bool = False  # read in this build
 
 
-def _page_workers(options: BuildOptions, pool, largest: int):
+def _page_workers(options: BuildOptions, pool, stale: list[SessionSource], sizes: list[int]):
     """Workers for pass 2 started before pass 1, when this process is to read (-j 0, little to
-    read) a source large enough to hold a session worth sharing by page range: they make
-    ready to render (page_ranges.warm_up) on the cores idle while this process reads."""
+    read) a source (of `stale`, `sizes` bytes each) large enough to hold a session worth sharing
+    by page range: they make ready to render (page_ranges.warm_up) on the cores idle while this
+    process reads."""
+    largest = max(sizes, default=0)
     if options.scheduler or options.jobs != 0 or pool.processes > 1 or largest < LONG_SOURCE_BYTES:
         return nullcontext(None)
     workers = split_workers(options.jobs, pool.processes)
     if workers < 2:
         return nullcontext(None)
     # Workers that only render: the secret scanner's catalogue (~0.4 s of a core) loads in this
-    # process afterwards, in a thread beside the reading (start_scanner), not before it.
+    # process afterwards, in a thread beside the reading (start_scanner), not before it; the
+    # price table neither (~0.2 s): a worker looks up the models the long log names first, and
+    # this process finds them in the price memo (costs/table.py) when it prices its first steps.
     page_pool = executor_of(workers, scanner=False)
+    page_pool.submit(resolve_named, stale[sizes.index(largest)].path)
     for _ in range(page_pool.processes):
         page_pool.submit(warm_up, options)
     return page_pool

@@ -18,6 +18,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import LEXERS, find_lexer_class, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from replay_site.pages.lexing import quick
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
@@ -40,7 +42,7 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 def _lexer_by_name(language: str):
     """One lexer per language per process: looking one up scans pygments' registry."""
     try:
-        return get_lexer_by_name(language)
+        return quick(get_lexer_by_name(language))
     except ClassNotFound:
         return None
 
@@ -55,7 +57,7 @@ def _lexer_by_suffix(suffix: str):
     if not matches:
         return None
     best, _ = max(matches, key=lambda match: (match[0].priority + (0.5 if "*" not in match[1] else 0), match[0].__name__))
-    return best()
+    return quick(best())
 
 
 def _lexer(language: str | None, filename: str | None = None):

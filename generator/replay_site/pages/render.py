@@ -199,14 +199,17 @@ class Renderer:
             html = self.env.get_template("steps.html").render(page=page)
         except _NotKnownYet:  # a theme's steps.html that prints more of the page than its steps
             return None
-        return None if _EARLY_SLUG in html else EarlySteps(before, html)
+        return None if _EARLY_SLUG in html else EarlySteps(before, html, side.named)
 
     def warm_up(self) -> None:
         """Load what the first session page would: its templates, the markdown parser, and
         pygments' table of file names (the first lookup by file name compiles ~1,000 patterns,
-        ~0.4 s)."""
-        self.env.get_template("session.html")
-        self.env.get_template("steps.html")
+        ~0.4 s); and the templates of the site-wide files: compiled by a worker while the build
+        reads a long session (build/page_ranges.py), they wait in the template cache for the
+        build's process, which writes those files last (compiling them there took ~30 ms)."""
+        for name in ("session.html", "base.html", "page_nav.html", "scrubber.html", "steps.html",  # (those it extends and includes)
+                     "index.html", "_index_row.html", "files.html", "_files_row.html"):
+            self.env.get_template(name)
         highlight.markdown("")
         highlight.code("", filename="warm-up.py")
 
@@ -314,7 +317,12 @@ class Renderer:
             early = ready(number) if ready is not None else None
             # The steps are rendered on their own and given to the page whole: included, each
             # of the million pieces of their text passed through three generators of the page.
-            steps_html = Markup(early.html if early is not None and early.before == before else steps_template.render(page=page))
+            if early is not None and early.before == before:
+                steps_html = Markup(early.html)
+                for name, text in early.side_files.items():
+                    side.add(name, text)
+            else:
+                steps_html = Markup(steps_template.render(page=page))
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline,
                                           steps_html=steps_html)
         if number != numbers.stop - 1:
@@ -374,6 +382,7 @@ class _StepsOnly:
 class EarlySteps:
     before: CostTotal | None  # the running cost before the page's steps, as the HTML shows it
     html: str
+    side_files: dict[str, str]  # the texts cut on the page, by name (views.SideFiles)
 
 
 class Fragments(Protocol):

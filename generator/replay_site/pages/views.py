@@ -28,8 +28,10 @@ from replay_site.pages.views_pages import Layout, PageLink, PageRanges, StepLink
 from replay_site.pages.views_steps import (
     LinkView,
     SideFiles,
+    StepEntry,
     StepView,
-    nav_label,
+    StepViews,
+    nav_entry,
     step_view,
 )
 
@@ -103,8 +105,8 @@ class PageView:
     steps_total: str
     last_step: int
     scrubber: timeline.Scrubber | None
-    steps: list[StepView]
-    index: list[tuple[StepView, str]]  # (step, navigator label)
+    steps: StepViews  # made when a template first prints them
+    index: list[tuple[StepEntry, str]]  # (step, navigator label)
     session_map: dict[str, Any]
     parent: LinkView | None
     children: list[LinkView]
@@ -325,8 +327,8 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     shown_charts = [relinked_chart(chart, href) for chart in whole.charts] if page == 1 else []
     prompt_links = [StepLink(n, href(n), f"#{n} {text}") for n, text in prompts]
     children = {cid: _link(link, path) for cid, link in nav.children.items()} if nav else {}
-    steps = [step_view(step, side, path, whole.local_time, running.after(step) if index.priced else None, children)
-             for step in page_steps]
+    costs = [running.after(step) for step in page_steps] if index.priced else [None] * len(page_steps)
+    steps = StepViews(page_steps, lambda step, cost: step_view(step, side, path, whole.local_time, cost, children), costs)
     prev_link, next_link = (_link(nav.prev, path), _link(nav.next, path)) if nav else (None, None)
     session_map = {
         "pages": {"size": whole.steps if layout.single else paging.PAGE_STEPS, "steps": whole.steps,
@@ -349,7 +351,7 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
         checkpoints=checkpoints, page_links=page_links(layout, page, path), page_ranges=page_ranges(layout, page),
         steps_total=formatting.counted(whole.steps, "step"), last_step=whole.steps,
         scrubber=timeline.scrubber(whole.timeline, shown) if whole.timeline and shown else None,
-        steps=steps, index=[(view, nav_label(view)) for view in steps],
+        steps=steps, index=[nav_entry(step) for step in page_steps],
         session_map=session_map, parent=_link(nav.parent, path) if nav else None,
         children=[link for link in children.values() if link], prev=prev_link, next=next_link,
         charts=shown_charts, card=card, ledger=ledger_block,

@@ -7,6 +7,7 @@ whatever the log holds; nested data deeper than MAX_DEPTH is cut with a visible 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,21 +55,29 @@ def _last(runs: list[Span], limit: int) -> list[Span]:
 
 
 class SideFiles:
-    """Full texts cut on the page, as files beside it: `sessions/<slug>/outputs/<name>.txt`."""
+    """Full texts cut on the page, as files beside it: `sessions/<slug>/outputs/<name>.txt`
+    (`files`, by that path; `named`, by name)."""
 
     def __init__(self, slug: str, limit: int | None):
         self.slug = slug
         self.limit = limit
         self.files: dict[str, str] = {}
+        self.named: dict[str, str] = {}
 
     def cap(self, text: str, name: str, page_path: str) -> tuple[str, str, str | None]:
         """(the beginning the page shows, its end ("" when whole), link to the full text or None)."""
         if self.limit is None or len(text) <= self.limit:
             return text, "", None
-        target = f"sessions/{self.slug}/outputs/{name}.txt"
-        self.files[target] = text
+        self.add(name, text)
         tail = min(TAIL_SHOWN, self.limit // 5)
-        return text[: self.limit - tail], text[-tail:], paging.relative(target, page_path)
+        return text[: self.limit - tail], text[-tail:], paging.relative(self._path(name), page_path)
+
+    def add(self, name: str, text: str) -> None:
+        self.files[self._path(name)] = text
+        self.named[name] = text
+
+    def _path(self, name: str) -> str:
+        return f"sessions/{self.slug}/outputs/{name}.txt"
 
 
 @dataclass
@@ -351,13 +360,48 @@ def _detail(detail: Detail, name: str, side: SideFiles, page_path: str) -> tuple
     return detail, text, colour
 
 
-def nav_label(view: StepView) -> str:
-    """A step in the navigator: `#12 assistant · Bash, Read · ✗ error · ≈ $0.0123`."""
-    parts = [f"#{view.number} {view.kind}"]
-    if view.tools:
-        parts.append(", ".join(dict.fromkeys(view.tools)))
-    if view.has_error:
+class StepViews(Sequence):
+    """The views of a page's steps (step_view), made when they are first asked for: a page
+    whose steps' HTML was rendered early (render.Renderer.early_steps) prints them only
+    through that HTML, so the page makes none (they were a range's largest cost there)."""
+
+    def __init__(self, steps: list[Step], make: Callable[[Step, CostText | None], StepView], running: list[CostText | None]) -> None:
+        self._steps, self._make, self._running = steps, make, running
+        self._views: list[StepView] | None = None
+
+    def _made(self) -> list[StepView]:
+        if self._views is None:
+            self._views = [self._make(step, running) for step, running in zip(self._steps, self._running)]
+        return self._views
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __getitem__(self, index):
+        return self._made()[index]
+
+    def __iter__(self) -> Iterator[StepView]:
+        return iter(self._made())
+
+
+@dataclass
+class StepEntry:
+    """A step in the page's navigator (its label: `#12 assistant · Bash, Read · ✗ error · ≈ $0.0123`),
+    made from the step itself, not from its view (StepViews)."""
+
+    number: int
+    kind: str
+    has_error: bool
+
+
+def nav_entry(step: Step) -> tuple[StepEntry, str]:
+    """A step's navigator entry and label."""
+    has_error = step.error_count > 0
+    parts = [f"#{step.number} {step.kind}"]
+    if step.tool_calls:
+        parts.append(", ".join(dict.fromkeys(call.name for call in step.tool_calls)))
+    if has_error:
         parts.append("✗ error")
-    if view.cost:
-        parts.append(view.cost.text)
-    return " · ".join(parts)
+    if step.cost is not None:
+        parts.append(formatting.step_cost(step.cost).text)
+    return StepEntry(step.number, step.kind, has_error), " · ".join(parts)
