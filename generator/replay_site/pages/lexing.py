@@ -8,6 +8,9 @@ it matches with the first rule that matches there, as pygments' loop takes, and 
 closed last names that rule. A rule whose every match starts at a line's start (a leading `^`)
 is left out of the regex used within a line. A state whose rules cannot be joined so (a
 numbered back-reference, a group name two rules share) is tried rule by rule, as pygments does.
+The state stack is kept as pygments' own loop (RegexLexer.get_tokens_unprocessed, pinned 2.21)
+keeps it, so that the tokens are pygments' (test_lexing compares them); only how a state's rule
+is found differs.
 """
 from __future__ import annotations
 
@@ -60,7 +63,6 @@ class _JoinedStates:
                         yield from action(self, match if not state.joined else rule[0](text, pos))
                 pos = match.end()
                 if new_state is not None:
-                    # state transition
                     if isinstance(new_state, tuple):
                         for name in new_state:
                             if name == "#pop":
@@ -70,9 +72,7 @@ class _JoinedStates:
                                 statestack.append(statestack[-1])
                             else:
                                 statestack.append(name)
-                    elif isinstance(new_state, int):
-                        # pop, but keep at least one state on the stack (random code leading to
-                        # unexpected pops should not allow exceptions)
+                    elif isinstance(new_state, int):  # pops, never the last state: text may pop more than it pushed
                         if abs(new_state) >= len(statestack):
                             del statestack[1:]
                         else:
@@ -83,10 +83,8 @@ class _JoinedStates:
                         raise AssertionError(f"wrong state def: {new_state!r}")
                     state = states.get(statestack[-1]) or self._state(statestack[-1])
                 continue
-            # no rule matched here
-            try:
+            try:  # no rule matches here: a line's end starts again from "root", anything else is an error token
                 if text[pos] == "\n":
-                    # at EOL, reset state to "root"
                     statestack = ["root"]
                     state = states.get("root") or self._state("root")
                     yield pos, Whitespace, "\n"
