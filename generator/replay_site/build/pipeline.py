@@ -130,10 +130,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     # before discovery: a file changed after it makes the record stale; none for a store's
     # objects (only a build reads them: entry.py answers for folders on this machine)
     listing = listing_for_build(inputs) if on_disk else None
-    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
-    sources = discover(roots, pick_readers(options.format), result.problems, memory)
-    if memory:
-        memory.save()
+    sources = _discover(roots, out, options, result.problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
     done = 0
 
@@ -251,6 +248,17 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.refresh(name, data)
+
+
+def _discover(roots: list[Path], out: Path, options: BuildOptions, problems: list[Problem]) -> list[SessionSource]:
+    """The sources, with discovery's memory (the readers' answers for every file: a Claude
+    Code log's first line) let go of once it is saved, not held by the build, and by every
+    worker forked from it, to the end (the large benchmark corpus: ~5 MiB)."""
+    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
+    sources = discover(roots, pick_readers(options.format), problems, memory)
+    if memory:
+        memory.save()
+    return sources
 
 
 def _on_disk(out: Path, roots: list[Path]) -> bool:
