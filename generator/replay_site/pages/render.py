@@ -265,10 +265,11 @@ class Renderer:
             return Markup(self.env.get_template(name).render(**context()))
         key = hashlib.sha1(name.encode() + b"\0" + orjson.dumps(inputs)).hexdigest()
         html = kept.get(key)
-        if html is None:
-            html = self.env.get_template(name).render(**context())
-        kept[key] = html
-        return Markup(html)
+        # one object for the page and for `kept`, which holds every row to the end of the
+        # site-wide files (3,000 index rows and files.html's of the large benchmark corpus: ~14 MiB)
+        row = Markup(html if html is not None else self.env.get_template(name).render(**context()))
+        kept[key] = row
+        return row
 
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline

@@ -10,6 +10,7 @@ written only costs a build the rendering.
 """
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import orjson
@@ -40,6 +41,17 @@ class FragmentMemo:
         self.used[key] = html
 
     def save(self) -> None:
-        """Keep the rows this build used (when they are not exactly the ones kept already)."""
-        if self.used != self.kept:
-            replace_file(self.path, orjson.dumps({"key": self.key, "rows": self.used}))
+        """Keep the rows this build used (when they are not exactly the ones kept already),
+        letting go of each as it is written: the memo is done with. Dumping a row whole with
+        the others would also leave its UTF-8 bytes in each row that has a non-ASCII character
+        (str keeps them once asked for), a third copy of the rows in memory."""
+        if self.used == self.kept:
+            return
+        self.kept = {}
+        document = io.BytesIO()
+        document.write(b'{"key":' + orjson.dumps(self.key) + b',"rows":{')
+        for number, key in enumerate(list(self.used)):
+            document.write(b"," if number else b"")
+            document.write(orjson.dumps(key) + b":" + orjson.dumps(self.used.pop(key)))
+        document.write(b"}}")
+        replace_file(self.path, document.getbuffer())

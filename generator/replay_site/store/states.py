@@ -155,9 +155,9 @@ def unchanged_outputs(out: Path, key: str) -> set[str] | None:
 
 
 def replace_file(path: Path, value: Any) -> None:
-    """Replace `path` atomically (with `value` as JSON, or bytes already encoded); a cache
-    that cannot be written only costs a later build time."""
-    data = value if isinstance(value, bytes) else json.dumps(value).encode()
+    """Replace `path` atomically (with `value` as JSON, or bytes already encoded, as bytes or
+    a buffer's view); a cache that cannot be written only costs a later build time."""
+    data = value if isinstance(value, (bytes, memoryview)) else json.dumps(value).encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
