@@ -226,17 +226,18 @@ class Renderer:
         projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
         inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
-        row_html = [self._fragment(rows, "_index_row.html", [has_project, summary], lambda summary=summary: {"s": summary,
-                                   "has_project": has_project}) for summary in summaries]
         for page in range(1, pages + 1):
+            shown = summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS]
             yield paging.index_path(page), template.render(
                 root="",
-                row_html=row_html[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
+                # a page's rows rendered for it, not every page's first (3,000 sessions: ~6 MiB of rows)
+                row_html=[self._fragment(rows, "_index_row.html", [has_project, summary], lambda summary=summary: {"s": summary,
+                          "has_project": has_project}) for summary in shown],
                 summaries=summaries,  # every session: a theme's own index may use them
                 has_project=has_project,
                 projects=projects if page == 1 else [],
                 more_projects=more_projects if page == 1 else "",
-                rows=summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
+                rows=shown,
                 page_links=views_index.index_page_links(page, pages),
                 rows_label=views_index.index_rows_label(page, len(summaries)),
                 totals=figures,
@@ -265,11 +266,10 @@ class Renderer:
             return Markup(self.env.get_template(name).render(**context()))
         key = hashlib.sha1(name.encode() + b"\0" + orjson.dumps(inputs)).hexdigest()
         html = kept.get(key)
-        # one object for the page and for `kept`, which holds every row to the end of the
-        # site-wide files (3,000 index rows and files.html's of the large benchmark corpus: ~14 MiB)
-        row = Markup(html if html is not None else self.env.get_template(name).render(**context()))
-        kept[key] = row
-        return row
+        if html is None:
+            html = self.env.get_template(name).render(**context())
+        kept[key] = html
+        return Markup(html)
 
     def compare_page(self, comparison: Comparison, link_a: str | None, link_b: str | None, root: str | None) -> str:
         """Two sessions side by side. `root` None means a standalone file: the CSS goes inline

@@ -11,6 +11,7 @@ written only costs a build the rendering.
 from __future__ import annotations
 
 import io
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -23,7 +24,11 @@ class FragmentMemo:
         """`enabled` False (--full): nothing kept is read, and what this build renders is kept."""
         self.path, self.key = path, key
         self.kept: dict[str, str] = {}
-        self.used: dict[str, str] = {}
+        # The rows this build used, by key in the order used: a row not kept already is written
+        # to a file as it comes (where in it: offset, length), not held to the end of the build
+        # (3,000 index rows and files.html's of the large benchmark corpus: ~14 MiB as text).
+        self.used: dict[str, tuple[int, int] | None] = {}
+        self._rendered = tempfile.TemporaryFile()
         if not enabled:
             return
         try:
@@ -38,20 +43,27 @@ class FragmentMemo:
         return html if isinstance(html, str) else None
 
     def __setitem__(self, key: str, html: str) -> None:
-        self.used[key] = html
+        if key in self.used:
+            return
+        if key in self.kept:
+            self.used[key] = None
+            return
+        member = orjson.dumps(html)
+        self.used[key] = (self._rendered.tell(), len(member))
+        self._rendered.write(member)
 
     def save(self) -> None:
-        """Keep the rows this build used (when they are not exactly the ones kept already),
-        letting go of each as it is written: the memo is done with. Dumping a row whole with
-        the others would also leave its UTF-8 bytes in each row that has a non-ASCII character
-        (str keeps them once asked for), a third copy of the rows in memory."""
-        if self.used == self.kept:
-            return
-        self.kept = {}
-        document = io.BytesIO()
-        document.write(b'{"key":' + orjson.dumps(self.key) + b',"rows":{')
-        for number, key in enumerate(list(self.used)):
-            document.write(b"," if number else b"")
-            document.write(orjson.dumps(key) + b":" + orjson.dumps(self.used.pop(key)))
-        document.write(b"}}")
-        replace_file(self.path, document.getbuffer())
+        """Keep the rows this build used (when they are not exactly the ones kept already)."""
+        if self.used.keys() != self.kept.keys() or any(self.used.values()):
+            document = io.BytesIO()
+            document.write(b'{"key":' + orjson.dumps(self.key) + b',"rows":{')
+            for number, (key, where) in enumerate(self.used.items()):
+                document.write(b"," if number else b"")
+                document.write(orjson.dumps(key) + b":" + (self._written(*where) if where else orjson.dumps(self.kept[key])))
+            document.write(b"}}")
+            replace_file(self.path, document.getbuffer())
+        self._rendered.close()
+
+    def _written(self, offset: int, length: int) -> bytes:
+        self._rendered.seek(offset)
+        return self._rendered.read(length)
