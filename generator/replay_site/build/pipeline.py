@@ -39,7 +39,7 @@ from replay_site.build.page_ranges import (
     warm_up,
     write_page_range,
 )
-from replay_site.build.source_passes import SourcePages, read_and_summarize, renderer_for, write_source_pages
+from replay_site.build.source_passes import SourcePages, pickled_tasks, read_and_summarize, renderer_for, run_pickled, write_source_pages
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
 from replay_site.discover import discover, pick_readers
@@ -190,14 +190,19 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                 continue
             cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
+        ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
+        source_tasks = [_source_pages(sources[i], navs, per_source[i], ranges) for i, navs in tasks]
+        write_pages = partial(write_source_pages, options=options, out=writer.root)
+        if spooling and pool.processes > 1:  # pass 2's workers to be forked: read back by whoever runs each (pickled_tasks)
+            source_tasks, write_pages = pickled_tasks(Path(spooling) / "pages.pickle", source_tasks), partial(run_pickled, write_pages)
+            for index, navs in tasks:
+                cache.page_keys(sources[index], navs)
         if tasks:  # pass 2's workers forked without the catalogue, with the renderer warm
             pool.reading_done(partial(warm_up, options))
-        ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
         with executor as pass_two:
             # the ranges first: a long session's pages are the longest work
             written_by_range = pass_two.map(partial(write_page_range, options=options, out=writer.root), ranges)
-            pages = pass_two.map(partial(write_source_pages, options=options, out=writer.root),
-                                 [_source_pages(sources[i], navs, per_source[i], ranges) for i, navs in tasks])
+            pages = pass_two.map(write_pages, source_tasks)
             by_spool: dict[str, tuple[set[str], list[Problem]]] = {}
             renderer = partial(renderer_for, options.theme, options.title, pricing_source(options.prices))
             for spooled, written, problems in gather(writer, ranges, written_by_range, renderer):
