@@ -18,10 +18,11 @@ from replay_site.pages import views_audit
 from replay_site.readers import registry
 
 STEPS = 1_000
-# What pass 1 keeps of each step until the summary (a StepFigures, its usage, cost and time,
-# the ledger's and the lists' entries): ~870 bytes a step while each StepFigures held its own
-# calls' figures and model name and the step's error text; ~690 with them shared.
-HELD_PER_STEP = 780
+# What pass 1 keeps of each step until the summary (its figures, the ledger's and the lists'
+# entries): ~870 bytes a step while each StepFigures held its own calls' figures and model
+# name and the step's error text; ~690 with them shared; ~300 with the figures in packed rows
+# (figures/step_columns.py) instead of a StepFigures, Usage, Cost and datetime of each step.
+HELD_PER_STEP = 400
 
 
 def _held_at_summary(steps: int, tmp_path, monkeypatch) -> tuple[int, object]:

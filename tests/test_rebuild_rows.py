@@ -137,3 +137,17 @@ def test_the_memo_keeps_the_rows_used_in_order_and_holds_none_of_them(tmp_path):
     same["c"], same["b"] = same.get("c"), same.get("b")
     same.save()
     assert path.stat().st_ino == written
+
+
+def test_the_memo_is_written_a_row_at_a_time_as_one_document_would_be(tmp_path):
+    """A session that changed tens of thousands of files has as many rows: the memo is written
+    a row at a time, the bytes orjson gives the whole document (no row, one, several, text
+    that JSON escapes)."""
+    for rows in ({}, {"a": "<tr>1</tr>"}, {"k1": "<td>\"quoted\" \\ é \n</td>", "k2": "", "k3": "\u2028 \x00"}):
+        memo = FragmentMemo(tmp_path / "rows.json", "the key", enabled=False)
+        for key, html in rows.items():
+            memo[key] = html
+        memo.save()
+        if rows:
+            assert (tmp_path / "rows.json").read_bytes() == orjson.dumps({"key": "the key", "rows": rows})
+            assert FragmentMemo(tmp_path / "rows.json", "the key").kept == rows

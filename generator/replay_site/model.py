@@ -377,8 +377,8 @@ class Session:
     def usage(self) -> Usage:
         total = Usage()
         for step in self.steps:
-            if step.usage:
-                total = total + step.usage
+            if usage := step.usage:  # asked once: a streamed session's steps make it when asked (figures/step_columns.py)
+                total = total + usage
         return total
 
     @property

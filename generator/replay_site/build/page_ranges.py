@@ -22,9 +22,10 @@ from pathlib import Path
 
 from replay_site.build import spool
 from replay_site.build.build_options import BuildOptions
-from replay_site.build.task_memory import young_collections_only
+from replay_site.build.task_memory import release_freed_memory, young_collections_only
 from replay_site.build.session_files import write_range, write_shard
 from replay_site.build.source_passes import renderer_for
+from replay_site.catalogue import confirm_deferred, release_scanner
 from replay_site.costs import pricing_source
 from replay_site.figures.summary import SessionSummary, page_slug
 from replay_site.load import one_line
@@ -140,10 +141,16 @@ class PagesAhead:
 
     def stop(self) -> None:
         """No more pages early: the ranges start now, and would otherwise render a page a
-        worker is still rendering early."""
+        worker is still rendering early. This process is done redacting (pages come from the
+        spool): it drops the scanner's catalogue, which its workers, forked before it loaded,
+        never shared (~25 MiB through pass 2 and the site-wide files), once it has scanned the
+        texts put off while the catalogue loaded."""
         for future, spooled in self._waiting:
             if not (future.done() or future.cancel()):  # started, or queued for a worker: it stops before its next page
                 Path(_stopped(spooled)).touch()
+        confirm_deferred()
+        release_scanner()
+        release_freed_memory()
 
 
 def render_early(task: EarlyPages, options: BuildOptions) -> None:

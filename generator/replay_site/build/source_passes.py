@@ -17,7 +17,8 @@ from replay_site.build.compare_pages import ComparePicker
 from replay_site.build.task_memory import young_collections_only
 from replay_site.build.session_files import write_session
 from replay_site.costs import pricing_source
-from replay_site.figures.summary import SessionSummary, StepFigures, page_slug, summarize
+from replay_site.figures.step_columns import StepColumns
+from replay_site.figures.summary import SessionSummary, page_slug, summarize
 from replay_site.load import one_line, read_source, stream_source, unread
 from replay_site.model import CostTotal, Problem, Session, Step
 from replay_site.pages import paging, views
@@ -105,7 +106,7 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
               ahead: Ahead | None = None) -> SourceRead | None:
     """Pass 1 for a source whose reader gives its one session out as it reads (load.StreamedRead):
     its pages spooled as they are cut, its summary and digest gathered from each step on the
-    way (a StepFigures of each kept), so that memory does not grow with the session's steps'
+    way (their figures kept by column: StepColumns), so that memory does not grow with the session's steps'
     texts. None when the source is not streamed, or would not come out as a whole reading
     gives it (NotTheSame): then it is read whole."""
     before = file_states(source.files)
@@ -118,13 +119,12 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
         # unless the files are still what they were before it.
         states = with_digests(before) if before else None
         writer = SpoolWriter(path)
-        figures: list[StepFigures] = []
-        shared: dict = {}
+        figures = StepColumns()
         folded = views.StepFolds()
         handed = 0  # pages given to `ahead`
         for part in read.parts(_PART_STEPS):
             for step in part:
-                figures.append(StepFigures(step, shared))
+                figures.add(step)
                 folded.add(step)
             for page in paging.pages_of(part):
                 writer.page(page)

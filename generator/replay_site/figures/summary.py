@@ -117,18 +117,19 @@ def cost_usd(total: CostTotal) -> float | None:
 def by_model(session: Session) -> dict[str, ModelFigures]:
     figures: dict[str, ModelFigures] = {}
     for step in session.steps:
-        if not (step.usage or step.cost):
+        usage, cost = step.usage, step.cost
+        if not (usage or cost):
             continue
         entry = figures.setdefault(step.model or "unknown model", ModelFigures())
         entry.steps += 1
-        usage = step.usage or Usage()
+        usage = usage or Usage()
         entry.input_tokens += usage.input
         entry.output_tokens += usage.output
         entry.cache_read_tokens += usage.cache_read
         entry.cache_write_tokens += usage.cache_write
-        if step.cost and step.cost.usd is not None:
-            entry.cost_usd = round(entry.cost_usd + step.cost.usd, 6)
-        elif step.cost:
+        if cost and cost.usd is not None:
+            entry.cost_usd = round(entry.cost_usd + cost.usd, 6)
+        elif cost:
             entry.unpriced_steps += 1
     return dict(sorted(figures.items()))
 

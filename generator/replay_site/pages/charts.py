@@ -182,7 +182,7 @@ def cost_bars(session: Session, slug: str | None = None, from_path: str | None =
     so expensive mistakes stand out. `slug` and `from_path` (the page the chart is on,
     relative to the site root) make the data table's links name the page of each step."""
     steps = session.steps
-    costs = [s.cost.usd if s.cost and s.cost.usd is not None else 0.0 for s in steps]
+    costs = [cost.usd if (cost := s.cost) and cost.usd is not None else 0.0 for s in steps]
     if max(costs, default=0.0) <= 0:
         return None
     size = group_size(len(steps))

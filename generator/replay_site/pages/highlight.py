@@ -10,15 +10,17 @@ import re
 from fnmatch import fnmatchcase
 from functools import cache, lru_cache
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.rules_core import StateCore
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
+
 from markupsafe import Markup, escape
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import LEXERS, find_lexer_class, get_lexer_by_name
 from pygments.util import ClassNotFound
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
 
 # Highlighting costs far more than escaping and is superlinear on pathological input; past
 # this size code is shown plain.
@@ -93,6 +95,8 @@ def _images_as_links(state: StateCore) -> None:
     """Each `![alt](url)` as a link to url labelled with its alt text (the url when there is
     none): the reader sees where the image is, and the page never loads it. Its url passed
     the same check as any link's when it was parsed."""
+    from markdown_it.token import Token
+
     for block in state.tokens:
         if block.type != "inline" or not block.children:
             continue
@@ -111,6 +115,10 @@ def _images_as_links(state: StateCore) -> None:
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
+    """The parser, imported the first time a text needs it (~10 ms of a rebuild after one
+    appended turn, whose texts often need none)."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("js-default", {"highlight": _fence})
     md.validateLink = is_linkable
     md.core.ruler.push("images_as_links", _images_as_links)
@@ -136,6 +144,8 @@ _DASH_RULE = re.compile(r"^(?:-[ \t]*){3,}$", re.MULTILINE)  # "- - -", "-- -": 
 _SIMPLE_PART = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")  # in the escaped line, which escaping left the same shape
 
 
+# What markdown-it escapes in text (its escapeHtml), and nothing else: not `'`, which markupsafe would.
+_MARKDOWN_IT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 SimpleLine = list[tuple[str, Markup]]  # ("", words) ("code", text) ("strong", words), each escaped as markdown-it does
 
 
@@ -168,7 +178,7 @@ def simple_markdown(text: str) -> list[list[SimpleLine]] | None:
             continue
         if line[0].isspace() or line[-1].isspace() or not _SIMPLE_LINE.fullmatch(line):
             return None
-        paragraphs[-1].append(_line_parts(escapeHtml(line)))
+        paragraphs[-1].append(_line_parts(line.translate(_MARKDOWN_IT_ESCAPES)))
     return [lines for lines in paragraphs if lines]
 
 

@@ -202,10 +202,12 @@ class Renderer:
         return None if _EARLY_SLUG in html else EarlySteps(before, html)
 
     def warm_up(self) -> None:
-        """Load what the first session page would: its templates, and pygments' table of file
-        names (the first lookup by file name compiles ~1,000 patterns, ~0.4 s)."""
+        """Load what the first session page would: its templates, the markdown parser, and
+        pygments' table of file names (the first lookup by file name compiles ~1,000 patterns,
+        ~0.4 s)."""
         self.env.get_template("session.html")
         self.env.get_template("steps.html")
+        highlight.markdown("")
         highlight.code("", filename="warm-up.py")
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:

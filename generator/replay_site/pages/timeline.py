@@ -109,8 +109,8 @@ def timeline(session: Session) -> Timeline | None:
             prompts.add(slice_)
         if step.error_count:
             errors.add(slice_)
-        if step.cost and step.cost.usd:
-            costs[slice_] += step.cost.usd
+        if (cost := step.cost) and cost.usd:
+            costs[slice_] += cost.usd
     count = min(len(steps), SAMPLES)
     picked = sorted({round(k * (len(steps) - 1) / max(count - 1, 1)) for k in range(count)})
     last = steps[-1]

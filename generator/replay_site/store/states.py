@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -155,14 +156,15 @@ def unchanged_outputs(out: Path, key: str) -> set[str] | None:
 
 
 def replace_file(path: Path, value: Any) -> None:
-    """Replace `path` atomically (with `value` as JSON, or bytes already encoded, as bytes or
-    a buffer's view); a cache that cannot be written only costs a later build time."""
-    data = value if isinstance(value, (bytes, memoryview)) else json.dumps(value).encode()
+    """Replace `path` atomically (with `value` as JSON, bytes already encoded, or an iterator
+    of bytes written as they come); a cache that cannot be written only costs a later build time."""
+    chunks = [value] if isinstance(value, bytes) else value if isinstance(value, Iterator) else [json.dumps(value).encode()]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            for chunk in chunks:
+                stream.write(chunk)
         os.replace(temp, path)
     except OSError:
         pass
