@@ -395,3 +395,14 @@ def test_a_run_pricing_only_models_priced_before_does_not_load_the_table(tmp_pat
         memo.write_bytes(b"not a pickle")
     assert run() == (expected, "True")
     assert run() == (expected, "False")
+
+
+def test_the_table_loads_without_genai_prices_updater():
+    """The price table needs none of genai-prices' network updates, whose module imports an
+    HTTP client and asyncio (~5 MiB in every process of a build); its names still work when asked for."""
+    code = ("import sys; from replay_site.costs.table import load_price_table; load_price_table()\n"
+            "loaded = [name for name in ('httpx2', 'asyncio', 'genai_prices.update_prices') if name in sys.modules]\n"
+            "import genai_prices; from genai_prices import wait_prices_updated_sync\n"
+            "print(loaded, genai_prices.UpdatePrices.__module__, wait_prices_updated_sync.__module__)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["[]", "genai_prices.update_prices", "genai_prices.update_prices"]

@@ -80,7 +80,7 @@ def test_freed_memory_is_given_back_once_the_process_grew_since_it_last_was(monk
     monkeypatch.setattr(task_memory, "release_freed_memory", lambda: trims.append(resident[0]))
     monkeypatch.setattr(task_memory, "_resident_floor", None)
     growth = task_memory._TRIM_AFTER_GROWTH
-    for size, trimmed in [(100, True), (105, False), (100 + growth // mib - 1, False), (90, False),
+    for size, trimmed in [(100, True), (100 + growth // mib // 2, False), (100 + growth // mib - 1, False), (90, False),
                           (90 + growth // mib, True), (95, False)]:
         resident[0] = size * mib
         task_memory.run_then_release(lambda: None)

@@ -39,7 +39,7 @@ from replay_site.build.page_ranges import (
     warm_up,
     write_page_range,
 )
-from replay_site.build.source_passes import SourcePages, read_and_summarize, renderer_for, write_source_pages
+from replay_site.build.source_passes import SourcePages, pickled_tasks, read_and_summarize, renderer_for, run_pickled, write_source_pages
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
 from replay_site.costs.table import resolve_named
@@ -131,10 +131,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     # before discovery: a file changed after it makes the record stale; none for a store's
     # objects (only a build reads them: entry.py answers for folders on this machine)
     listing = listing_for_build(inputs) if on_disk else None
-    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
-    sources = discover(roots, pick_readers(options.format), result.problems, memory)
-    if memory:
-        memory.save()
+    sources = _discover(roots, out, options, result.problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
     done = 0
 
@@ -194,14 +191,19 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                 continue
             cache.remember(source, state.states, state.summaries, state.problems, navs, kept)
             tick()
+        ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
+        source_tasks = [_source_pages(sources[i], navs, per_source[i], ranges) for i, navs in tasks]
+        write_pages = partial(write_source_pages, options=options, out=writer.root)
+        if spooling and pool.processes > 1:  # pass 2's workers to be forked: read back by whoever runs each (pickled_tasks)
+            source_tasks, write_pages = pickled_tasks(Path(spooling) / "pages.pickle", source_tasks), partial(run_pickled, write_pages)
+            for index, navs in tasks:
+                cache.page_keys(sources[index], navs)
         if tasks:  # pass 2's workers forked without the catalogue, with the renderer warm
             pool.reading_done(partial(warm_up, options))
-        ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
         with executor as pass_two:
             # the ranges first: a long session's pages are the longest work
             written_by_range = pass_two.map(partial(write_page_range, options=options, out=writer.root), ranges)
-            pages = pass_two.map(partial(write_source_pages, options=options, out=writer.root),
-                                 [_source_pages(sources[i], navs, per_source[i], ranges) for i, navs in tasks])
+            pages = pass_two.map(write_pages, source_tasks)
             by_spool: dict[str, tuple[set[str], list[Problem]]] = {}
             renderer = partial(renderer_for, options.theme, options.title, pricing_source(options.prices))
             for spooled, written, problems in gather(writer, ranges, written_by_range, renderer):
@@ -252,6 +254,17 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.refresh(name, data)
+
+
+def _discover(roots: list[Path], out: Path, options: BuildOptions, problems: list[Problem]) -> list[SessionSource]:
+    """The sources, with discovery's memory (the readers' answers for every file: a Claude
+    Code log's first line) let go of once it is saved, not held by the build, and by every
+    worker forked from it, to the end (the large benchmark corpus: ~5 MiB)."""
+    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
+    sources = discover(roots, pick_readers(options.format), problems, memory)
+    if memory:
+        memory.save()
+    return sources
 
 
 def _on_disk(out: Path, roots: list[Path]) -> bool:

@@ -3,6 +3,7 @@ the sources): pass 1 reads the source once, summarizes its sessions and spools t
 writes their pages from the spool, a page of steps at a time."""
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -205,6 +206,30 @@ def write_source_pages(task: SourcePages, options: BuildOptions, out: Path) -> t
             writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
         return writer.written, problems + ([Problem("warning", detail, source.rel)] if unwritten else []), False
     return writer.written, problems, True
+
+
+def pickled_tasks(path: Path, tasks: list) -> list[tuple[str, int, int]]:
+    """`tasks` pickled into the file `path` before pass 2's workers are forked from the build,
+    each to be read back by the process that runs it (run_pickled): where each is. Pickled as
+    it is handed to a worker, a task's summaries, navigation and source were read after the
+    fork, and reading an object writes its reference count: the build process then copied
+    every page of them it shared with the workers (the large benchmark corpus: its 3,000
+    summaries alone ~15 MiB)."""
+    places = []
+    with open(path, "wb") as stream:
+        for task in tasks:
+            data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+            places.append((str(path), stream.tell(), len(data)))
+            stream.write(data)
+    return places
+
+
+def run_pickled(function, place: tuple[str, int, int]):
+    """`function` of the task pickled at `place` (pickled_tasks)."""
+    path, offset, length = place
+    with open(path, "rb") as stream:
+        stream.seek(offset)
+        return function(pickle.loads(stream.read(length)))
 
 
 @lru_cache(maxsize=4)

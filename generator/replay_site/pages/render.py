@@ -231,17 +231,18 @@ class Renderer:
         projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
         inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
-        row_html = [self._fragment(rows, "_index_row.html", [has_project, summary], lambda summary=summary: {"s": summary,
-                                   "has_project": has_project}) for summary in summaries]
         for page in range(1, pages + 1):
+            shown = summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS]
             yield paging.index_path(page), template.render(
                 root="",
-                row_html=row_html[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
+                # a page's rows rendered for it, not every page's first (3,000 sessions: ~6 MiB of rows)
+                row_html=[self._fragment(rows, "_index_row.html", [has_project, summary], lambda summary=summary: {"s": summary,
+                          "has_project": has_project}) for summary in shown],
                 summaries=summaries,  # every session: a theme's own index may use them
                 has_project=has_project,
                 projects=projects if page == 1 else [],
                 more_projects=more_projects if page == 1 else "",
-                rows=summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS],
+                rows=shown,
                 page_links=views_index.index_page_links(page, pages),
                 rows_label=views_index.index_rows_label(page, len(summaries)),
                 totals=figures,

@@ -122,14 +122,19 @@ class BuildCache:
     def unchanged_pages(self, source, navs: dict[str, Any]) -> list[str] | None:
         """The files written for `source` last time, when none of them needs writing again
         (the site writer's keep() finds out whether they are all still there)."""
-        ident = self._id(source)
-        record = self.records.get(ident)
+        record = self.records.get(self._id(source))
         if record is None:
             return None
-        pages = self._page_keys[ident] = {slug: nav_key(value) for slug, value in navs.items()}
-        if record.get("pages") != pages:
+        if record.get("pages") != self.page_keys(source, navs):
             return None
         return record.get("written", [])
+
+    def page_keys(self, source, navs: dict[str, Any]) -> dict[str, str]:
+        """The keys of a source's pages (nav_key of each), worked out once for unchanged_pages and remember."""
+        ident = self._id(source)
+        if ident not in self._page_keys:
+            self._page_keys[ident] = {slug: nav_key(value) for slug, value in navs.items()}
+        return self._page_keys[ident]
 
     def same_sources(self) -> bool:
         """Whether this build recorded exactly the sources the last one did (none new, none gone)."""
