@@ -12,7 +12,6 @@ records exactly the bytes that were read.
 from __future__ import annotations
 
 import io
-import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -39,6 +38,7 @@ from replay_site.build.page_ranges import (
     warm_up,
     write_page_range,
 )
+from replay_site.build.site_record import build_inputs, record_site
 from replay_site.build.source_passes import SourcePages, pickled_tasks, read_and_summarize, renderer_for, run_pickled, write_source_pages
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
@@ -54,27 +54,12 @@ from replay_site.pages import search
 from replay_site.pages.render import Renderer, theme_search_path
 from replay_site.readers import SessionSource
 from replay_site.redact import decisions, start_scanner
-from replay_site.store.cache import (
-    BuildCache,
-    file_states,
-    library_files,
-    settings_key,
-)
+from replay_site.store.cache import BuildCache, file_states, settings_key
 from replay_site.store.detections import DetectionMemory
-from replay_site.store.file_state import FileState, states_to_json
+from replay_site.store.file_state import FileState
 from replay_site.store.fragments import FragmentMemo
-from replay_site.store.states import (
-    Listing,
-    attach_digests,
-    cache_path,
-    code_digest,
-    listing_for_build,
-    output_states,
-    replace_file,
-    site_record_path,
-    unchanged_outputs,
-)
-from replay_site.store.writer import MANIFEST, SiteWriter, site_writer
+from replay_site.store.states import cache_path, listing_for_build, unchanged_outputs
+from replay_site.store.writer import SiteWriter, site_writer
 
 Progress = Callable[[int, int], None]
 
@@ -126,7 +111,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     out = writer.out
     result = BuildResult(out)
     started_ns = time.time_ns()
-    inputs = _inputs(roots, options)
+    inputs = build_inputs(roots, options)
     on_disk = _on_disk(out, roots)
     # before discovery: a file changed after it makes the record stale; none for a store's
     # objects (only a build reads them: entry.py answers for folders on this machine)
@@ -234,7 +219,8 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         rows.save()
     writer.finish()
     cache.save()
-    _record_site(out, result, started_ns, inputs, len(roots), listing, writer.written, options, cache)
+    record_site(out, inputs, len(roots), listing, writer.written, options, cache, started_ns=started_ns,
+                sessions=len(result.summaries), steps=result.steps, problems=result.problems)
     return result
 
 
@@ -270,41 +256,6 @@ def _discover(roots: list[Path], out: Path, options: BuildOptions, problems: lis
 def _on_disk(out: Path, roots: list[Path]) -> bool:
     """Whether the site and its sources are folders of this machine (not objects in a store)."""
     return all(isinstance(path, Path) for path in (out, *roots))
-
-
-def _inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
-    """Every file or folder whose change could change the site, besides this package's code:
-    the logs first, then the theme, the prices file, the redaction decisions (missing or not:
-    creating the file changes the site too) and the page libraries' metadata."""
-    prices = [options.prices.path.resolve()] if options.prices and options.prices.path else []
-    return ([root.resolve() for root in roots] + theme_search_path(options.theme) + prices
-            + [Path(decisions.FILE).resolve()] + list(library_files()))
-
-
-def _record_site(out: Path, result: BuildResult, started_ns: int, inputs: list[Path], roots: int, listing: Listing | None,
-                 written: set[str], options: BuildOptions, cache: BuildCache) -> None:
-    """What entry.py needs to answer the same command again without building: the listing
-    with the digests of the bytes this build used (the logs' as read; the inputs after the
-    first `roots`, theme and the like, hashed now), so that a file only touched is known as such."""
-    outputs = output_states(out, written | {MANIFEST}) if listing is not None else None
-    if listing is None or outputs is None or options.compare or not options.incremental:
-        site_record_path(out).unlink(missing_ok=True)
-        return
-    attach_digests(listing, cache.files_read(), tuple(str(path) for path in inputs[roots:]))
-    folders = [str(folder) for reader in pick_readers(options.format) for folder in reader.default_dirs()]
-    replace_file(site_record_path(out), orjson.dumps({
-        "started_ns": started_ns,
-        "key": cache.key,
-        "code": code_digest(),
-        "inputs": [str(path) for path in inputs],
-        "listing": states_to_json(listing),
-        "default_folders": {folder: os.path.isdir(folder) for folder in folders},
-        "outputs": outputs,
-        "sessions": len(result.summaries),
-        "steps": result.steps,
-        "problems": [str(problem) for problem in result.problems],
-        "request": None,  # entry.py's key for the command line that ran this build
-    }))
 
 
 @dataclass
