@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 
 import pytest
 from publishtools import copy_logs, snapshot
@@ -17,12 +18,26 @@ from replay_site.build import pipeline as site
 GITHUB = SECRETS["github-pat"]
 
 
-@pytest.fixture
-def loading(monkeypatch) -> None:
+@pytest.fixture(params=["thread", "process"])
+def loading(request, monkeypatch) -> Iterator[None]:
     """The catalogue as while start_scanner's thread loads it (no thread: confirm_deferred
-    loads it here)."""
-    monkeypatch.setattr(catalogue, "_STARTED", True)
+    loads it here), or as while start_scanner_process's process does (a real one)."""
     monkeypatch.setattr(catalogue, "_LOADED", threading.Event())
+    monkeypatch.setattr(catalogue, "_STARTED", request.param == "thread")
+    monkeypatch.setattr(catalogue, "_PROCESS", None)
+    if request.param == "process":
+        catalogue.start_scanner_process()
+    yield
+    if catalogue._PROCESS is not None:
+        catalogue._PROCESS.stop()
+
+
+def loaded() -> None:
+    """What the end of start_scanner's loading does; no more process to ask."""
+    catalogue._LOADED.set()
+    if catalogue._PROCESS is not None:
+        catalogue._PROCESS.stop()
+        catalogue._PROCESS = None
 
 
 @pytest.fixture
@@ -48,7 +63,7 @@ def test_texts_are_put_off_only_while_the_catalogue_loads_and_inside_deferred_sc
             catalogue.confirm_deferred()
         assert catalogue.scan(b"nothing secret here") == []
         catalogue.confirm_deferred()  # found nothing: no error
-        catalogue._LOADED.set()
+        loaded()
         assert catalogue.scan(secret)  # loaded: scanned at once
         catalogue.confirm_deferred()
 
@@ -75,7 +90,7 @@ def test_a_rebuild_during_the_loading_gives_the_site_of_a_full_build(tmp_path, l
     site.build([logs], out, site.BuildOptions())
     assert len(builds) == attempts  # the catalogue found the token in a text put off: made again
     assert all(GITHUB.encode() not in data for data in snapshot(out).values() if isinstance(data, bytes))
-    catalogue._LOADED.set()
+    loaded()
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)
 

@@ -8,7 +8,9 @@ itself, two for each pass, and starts no helper; a build() called while this tes
 workers forked by a fork server, the same two for both passes."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -19,6 +21,7 @@ import pytest
 from processtools import command, descendants, name, running
 
 from replay_site.build.worker_pool import WORKER_NAME
+from replay_site.catalogue import LOADING_PROCESS_NAME
 
 from replay_site.build import pipeline as site
 
@@ -43,6 +46,8 @@ class Sampler(threading.Thread):
             for pid in descendants(self.root) - self.before:  # again: a worker names itself once started
                 if name(pid) == WORKER_NAME.decode():
                     self.seen[pid] = "worker"
+                elif name(pid) == LOADING_PROCESS_NAME.decode():
+                    self.seen[pid] = "scanner"
                 elif pid not in self.seen and "multiprocessing" in (line := command(pid)):
                     self.seen[pid] = line
             time.sleep(0.005)
@@ -85,3 +90,27 @@ def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
     assert build.returncode == 0, errors.read_text()
     check_none_left(seen, workers=4)  # forked for each pass (worker_pool.PassPools)
     assert not [line for line in seen.values() if line != "worker"], f"helpers started: {seen}"
+
+
+def test_a_rebuild_after_an_appended_turn_leaves_no_scanner_process(tmp_path):
+    """The console entry has the secret scanner's catalogue loaded by a process of its own
+    when a few logs changed (catalogue.start_scanner_process): gone when the rebuild exits."""
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "gptme", logs)
+    env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command_line = [sys.executable, "-c", ENTRY, "build", str(logs), "-o", str(tmp_path / "site"), "-q"]
+    subprocess.run(command_line, env=env, check=True)
+    log = next(logs.rglob("*.jsonl"))
+    log.write_text(log.read_text() + json.dumps({"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}) + "\n")
+    errors = tmp_path / "stderr"
+    with errors.open("wb") as stderr:
+        rebuild = subprocess.Popen(command_line, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        sampler = Sampler(rebuild.pid)
+        sampler.start()
+        try:
+            rebuild.wait(timeout=300)
+        finally:
+            seen = sampler.stop()
+    assert rebuild.returncode == 0, errors.read_text()
+    assert list(seen.values()) == ["scanner"], f"the scanner's process not seen alone, so nothing was checked: {seen}"
+    check_none_left(seen, workers=0)

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 # standard library only, like everything this module imports
 from replay_site.build import options
-from replay_site.catalogue import start_scanner
+from replay_site.catalogue import start_scanner_process
 from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (
     changed_files,
@@ -137,8 +137,8 @@ def _build_request(argv: list[str]) -> _Request | None:
 def _answer_unchanged(request: _Request) -> bool:
     """Answer the build from the record when nothing changed. When only a few logs did, the
     build that follows reads them in this process: it then needs the secret scanner, whose
-    loading (~0.3 s, outside the GIL) starts here, as soon as the changed logs are known,
-    alongside the rest of the checks, the imports and the discovery."""
+    loading (~0.3 s of a core) starts here in a process of its own, as soon as the changed
+    logs are known, alongside the rest of the checks, the imports and the discovery."""
     try:
         record = json.loads(site_record_path(request.out).read_bytes())
         inputs = [Path(path) for path in record["inputs"]]
@@ -146,7 +146,7 @@ def _answer_unchanged(request: _Request) -> bool:
         changed = changed_files(states_from_json(record["listing"]), listing)
         if changed and record["request"] == request.key and request.arguments["redact"] \
                 and sum(entry.size for entry in changed) < _READ_HERE_BYTES:
-            start_scanner()  # before the other checks: it is what a rebuild after one appended turn waits for
+            start_scanner_process()  # before the other checks: it is what a rebuild after one appended turn waits for
         # when files changed, a build follows whatever these say: the outputs' stats (~1,000
         # on the medium corpus) and the code digest are then left to it
         same_elsewhere = changed == [] and (
