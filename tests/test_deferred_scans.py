@@ -5,7 +5,8 @@ build whose assumption failed is made again, to the bytes of a full build."""
 from __future__ import annotations
 
 import json
-import threading
+import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -18,26 +19,19 @@ from replay_site.build import pipeline as site
 GITHUB = SECRETS["github-pat"]
 
 
-@pytest.fixture(params=["thread", "process"])
-def loading(request, monkeypatch) -> Iterator[None]:
-    """The catalogue as while start_scanner's thread loads it (no thread: confirm_deferred
-    loads it here), or as while start_scanner_process's process does (a real one)."""
-    monkeypatch.setattr(catalogue, "_LOADED", threading.Event())
-    monkeypatch.setattr(catalogue, "_STARTED", request.param == "thread")
+@pytest.fixture
+def loading(monkeypatch) -> Iterator[list[bool]]:
+    """A real scanning process (catalogue.start_scanner), seen by this process as still
+    loading until the test says otherwise (the list's item): it may load faster than a test runs."""
     monkeypatch.setattr(catalogue, "_PROCESS", None)
-    if request.param == "process":
-        catalogue.start_scanner_process()
-    yield
-    if catalogue._PROCESS is not None:
-        catalogue._PROCESS.stop()
-
-
-def loaded() -> None:
-    """What the end of start_scanner's loading does; no more process to ask."""
-    catalogue._LOADED.set()
-    if catalogue._PROCESS is not None:
-        catalogue._PROCESS.stop()
-        catalogue._PROCESS = None
+    catalogue.start_scanner()
+    process = catalogue._PROCESS
+    done = [False]
+    real = process.loaded
+    monkeypatch.setattr(process, "loaded", lambda wait: real(wait) if wait or done[0] else False)
+    yield done
+    process.stop()
+    catalogue._PROCESS = None
 
 
 @pytest.fixture
@@ -63,8 +57,8 @@ def test_texts_are_put_off_only_while_the_catalogue_loads_and_inside_deferred_sc
             catalogue.confirm_deferred()
         assert catalogue.scan(b"nothing secret here") == []
         catalogue.confirm_deferred()  # found nothing: no error
-        loaded()
-        assert catalogue.scan(secret)  # loaded: scanned at once
+        loading[0] = True
+        assert catalogue.scan(secret)  # loaded: scanned at once, by the process
         catalogue.confirm_deferred()
 
 
@@ -72,6 +66,27 @@ def test_texts_past_the_limit_wait_for_the_catalogue(loading, monkeypatch):
     monkeypatch.setattr(catalogue, "DEFER_AT_MOST", 10)
     with catalogue.deferred_scans():
         assert catalogue.scan(f"token {GITHUB}".encode())
+
+
+def test_the_process_finds_what_this_process_finds():
+    """What redaction reads of a finding is the same, scanned by the process or here."""
+    text = f"export GITHUB_TOKEN={GITHUB} and a password=hunter2-hunter2".encode()
+    here = catalogue._visible_findings(text)
+    process = catalogue.ScanningProcess()
+    try:
+        there = process.ask("scan", text)
+    finally:
+        process.stop()
+    assert here and [(f.rule_id, f.location, f.secret, f.is_base64_encoded) for f in here] == [tuple(f) for f in there]
+
+
+def test_a_process_gone_leaves_the_scanning_to_this_one(loading):
+    os.kill(catalogue._PROCESS.pid, signal.SIGKILL)
+    with catalogue.deferred_scans():
+        assert catalogue.scan(f"token {GITHUB}".encode()) == []
+        with pytest.raises(catalogue.FoundLater):
+            catalogue.confirm_deferred()
+    assert catalogue.scan(f"token {GITHUB}".encode())
 
 
 def append_turn(logs, text: str) -> None:
@@ -90,7 +105,7 @@ def test_a_rebuild_during_the_loading_gives_the_site_of_a_full_build(tmp_path, l
     site.build([logs], out, site.BuildOptions())
     assert len(builds) == attempts  # the catalogue found the token in a text put off: made again
     assert all(GITHUB.encode() not in data for data in snapshot(out).values() if isinstance(data, bytes))
-    loaded()
+    loading[0] = True
     site.build([logs], full, site.BuildOptions(incremental=False))
     assert snapshot(out) == snapshot(full)
 

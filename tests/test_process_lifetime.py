@@ -21,7 +21,7 @@ import pytest
 from processtools import command, descendants, name, running
 
 from replay_site.build.worker_pool import WORKER_NAME
-from replay_site.catalogue import LOADING_PROCESS_NAME
+from replay_site.catalogue import SCANNING_PROCESS_NAME
 
 from replay_site.build import pipeline as site
 
@@ -46,7 +46,7 @@ class Sampler(threading.Thread):
             for pid in descendants(self.root) - self.before:  # again: a worker names itself once started
                 if name(pid) == WORKER_NAME.decode():
                     self.seen[pid] = "worker"
-                elif name(pid) == LOADING_PROCESS_NAME.decode():
+                elif name(pid) == SCANNING_PROCESS_NAME.decode():
                     self.seen[pid] = "scanner"
                 elif pid not in self.seen and "multiprocessing" in (line := command(pid)):
                     self.seen[pid] = line
@@ -94,7 +94,7 @@ def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
 
 def test_a_rebuild_after_an_appended_turn_leaves_no_scanner_process(tmp_path):
     """The console entry has the secret scanner's catalogue loaded by a process of its own
-    when a few logs changed (catalogue.start_scanner_process): gone when the rebuild exits."""
+    when a few logs changed (catalogue.start_scanner): gone when the rebuild exits."""
     logs = tmp_path / "logs"
     shutil.copytree(DATA / "gptme", logs)
     env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(tmp_path / "cache")}

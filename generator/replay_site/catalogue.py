@@ -1,40 +1,39 @@
 """The secret scanner's rule catalogue (kingfisher-secret-scanner: redact/detect.py scans with
-it), loaded once per process. Standard library and kingfisher only: after one appended turn
-the console entry has it loaded by a process of its own (start_scanner_process) the moment it
-knows a few logs changed, before the build's own imports; the build asks it, meanwhile, only
-before publishing (deferred_scans)."""
+it), loaded once per process, or by a process of its own for a build that reads in its own
+process (start_scanner). Standard library and kingfisher only: the console entry starts that
+process the moment it knows a few logs changed, before the build's own imports; the build
+asks it, meanwhile, only before publishing (deferred_scans)."""
 from __future__ import annotations
 
 import atexit
 import os
 import pickle
+import select
 import signal
 import threading
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 
 class ScannerUnavailable(RuntimeError):
     """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
 
 
+class FoundLater(Exception):
+    """The catalogue found something in a text put off while it loaded: what was made
+    meanwhile assumed it found nothing, and must be made again."""
+
+
 _SCANNER_LOCK = threading.Lock()
-_STARTED = False  # whether start_scanner() ran in this process
-_LOADED = threading.Event()  # the loading start_scanner() began has ended (loaded or failed)
-LOADING_PROCESS_NAME = b"replay-scanner"
-_PROCESS: _LoadingProcess | None = None  # the process start_scanner_process() forked, until asked
+SCANNING_PROCESS_NAME = b"replay-scanner"
+_PROCESS: ScanningProcess | None = None  # start_scanner's, while this process may ask it
 # The texts put off while the catalogue loads (deferred_scans), or None when none may be.
 _DEFERRED: list[bytes] | None = None
 _DEFERRED_BYTES = 0
 # Put off no more than this: past it, scanning waits for the catalogue, so that what is held
 # meanwhile stays small whatever the machine's speed.
 DEFER_AT_MOST = 8 << 20
-
-
-class FoundLater(Exception):
-    """The catalogue found something in a text put off while it loaded: what was made
-    meanwhile assumed it found nothing, and must be made again."""
 
 
 @lru_cache(maxsize=1)
@@ -56,59 +55,43 @@ def load_scanner():
 
 
 def release_scanner() -> None:
-    """Drop this process's catalogue, for a process done redacting: its ~25 MiB go back to
-    the system at the next malloc_trim (build.task_memory.release_freed_memory). Asked for again, it
-    loads again (~0.3 s from kingfisher's disk cache)."""
-    global _STARTED
+    """Drop this process's catalogue, and end its scanning process, for a process done
+    redacting: the ~25 MiB go back to the system (the process's at once, this process's at
+    the next malloc_trim: build.task_memory.release_freed_memory). Asked for again, it loads
+    again (~0.3 s from kingfisher's disk cache)."""
+    global _PROCESS
     with _SCANNER_LOCK:
         _load_scanner.cache_clear()
-        _STARTED = False
+    if _PROCESS is not None:
+        _PROCESS.stop()
+        _PROCESS = None
 
 
 def start_scanner() -> None:
-    """Begin loading the catalogue in a thread, for a process about to redact: the loading
-    runs outside the GIL, so imports, reading and pricing go on meanwhile (a rebuild after
-    one appended turn waited 0.3-0.4 s for it). A failure is left for load_scanner() to raise."""
-    global _STARTED
-    if _STARTED:
-        return
-    _STARTED = True
-    try:  # here: in the thread, its Python code would share the GIL with the build's imports
-        import kingfisher_sdk  # noqa: F401
-    except ImportError:
-        pass  # load_scanner() says so
-
-    def load() -> None:
-        try:
-            load_scanner()
-        except ScannerUnavailable:
-            pass
-        finally:
-            _LOADED.set()
-
-    threading.Thread(target=load, name="secret-scanner-start", daemon=True).start()
+    """Have a process of its own load the catalogue, for a process about to redact: it loads
+    while this one imports, reads and prices, and scans for it (inside deferred_scans, what
+    this one asks before it is loaded waits for confirm_deferred). Not a thread: kingfisher's
+    loading takes and gives back the GIL all along, so beside a busy thread it took 0.5-0.7 s
+    of wall instead of 0.3 and slowed the thread by half (a loop of 0.12 s of CPU: 0.27 s)."""
+    global _PROCESS
+    if _PROCESS is None and hasattr(os, "fork"):
+        _PROCESS = ScanningProcess()
 
 
-def start_scanner_process() -> None:
-    """Have a process of its own load the catalogue, for a build about to redact little in
-    this one (a rebuild after one appended turn): inside deferred_scans every text waits for
-    it, and confirm_deferred() has it scan them all at once. Not a thread: kingfisher's
-    loading takes and gives back the GIL all along (~0.3 s of a core alone, 0.5-0.7 s beside
-    a busy thread, which it slowed by half), and a rebuild waited for both."""
-    global _STARTED, _PROCESS
-    if _STARTED:
-        return
-    _STARTED = True
-    try:
-        _PROCESS = _LoadingProcess()
-    except OSError:
-        _STARTED = False  # no fork here: the build starts its thread (start_scanner)
+class _Finding(NamedTuple):
+    """What redaction reads of a kingfisher finding, as the scanning process sends it."""
+
+    rule_id: str
+    location: dict[str, int]
+    secret: str
+    is_base64_encoded: bool
 
 
-class _LoadingProcess:
-    """A forked process that loads the catalogue, then answers one question: whether it finds
-    anything in the texts it is sent. It ends when answered, when this process closes its
-    side, or, as this process exits, by a kill (it would otherwise finish loading first)."""
+class ScanningProcess:
+    """A forked process that loads the catalogue, says so ('R', or '?' when it cannot), then
+    scans what it is sent, one pickled request at a time: ("scan", text) -> its visible
+    findings, ("any", texts) -> whether it finds anything in one of them. It ends when this
+    process closes its side, or by a kill when this one ends it or exits."""
 
     def __init__(self) -> None:
         questions, ask = os.pipe()
@@ -117,108 +100,112 @@ class _LoadingProcess:
         if self.pid == 0:  # the child: never returns into the build's code
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the build's to handle
-                _name_this_process()
                 os.close(ask)
                 os.close(answer)
-                _answer(questions, answers)
+                _name_this_process()
+                _serve(questions, answers)
             finally:
                 os._exit(0)
         os.close(questions)
         os.close(answers)
-        self.ask, self.answer = ask, answer
+        self.requests, self.replies = os.fdopen(ask, "wb"), os.fdopen(answer, "rb")
+        self.state = b""  # b"R" once loaded, b"?" when it cannot scan
         atexit.register(self.stop)
 
-    def found_any(self, texts: list[bytes]) -> bool | None:
-        """Whether the catalogue finds anything in `texts`; None when the process cannot say
-        (the catalogue failed to load there, or the process is gone)."""
+    def loaded(self, wait: bool) -> bool:
+        """Whether the catalogue is loaded there (waiting for it to be, if `wait`); false for good
+        when it could not load, or the process is gone."""
+        if not self.state and (wait or select.select([self.replies], [], [], 0)[0]):
+            self.state = self.replies.read(1) or b"?"
+        return self.state == b"R"
+
+    def ask(self, kind: str, payload: Any) -> Any:
+        """The answer to one request; None when the process cannot answer."""
+        if not self.loaded(wait=True):
+            return None
         try:
-            with os.fdopen(self.ask, "wb") as stream:
-                pickle.dump(texts, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(self.answer, "rb") as stream:
-                verdict = stream.read(1)
-        except OSError:
-            verdict = b""
-        finally:
-            self.ask = self.answer = -1
-            self.stop()
-        return {b"!": True, b"-": False}.get(verdict)
+            pickle.dump((kind, payload), self.requests, protocol=pickle.HIGHEST_PROTOCOL)
+            self.requests.flush()
+            return pickle.load(self.replies)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            self.state = b"?"
+            return None
 
     def stop(self) -> None:
         if self.pid <= 0:
             return
-        for fd in (self.ask, self.answer):
-            if fd >= 0:
-                os.close(fd)
-        self.ask = self.answer = -1
         try:
-            os.kill(self.pid, signal.SIGKILL)  # answered already, or not needed after all
+            os.kill(self.pid, signal.SIGKILL)  # done, or not needed after all: no need to let it finish loading
             os.waitpid(self.pid, 0)
         except (ProcessLookupError, ChildProcessError):
             pass
-        self.pid = 0
+        self.forget()
 
     def forget(self) -> None:
-        """In a process forked from the build: not its child, not its pipes."""
-        for fd in (self.ask, self.answer):
-            if fd >= 0:
-                os.close(fd)
-        self.pid, self.ask, self.answer = 0, -1, -1
+        """Close this side; in a process forked from the build, the process is not its child."""
+        for stream in (self.requests, self.replies):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.pid, self.state = 0, b"?"
 
 
 def _name_this_process() -> None:
     """Its name in ps and /proc/PID/comm: a forked process shares the build's command line."""
     try:
         with open("/proc/self/comm", "wb") as comm:
-            comm.write(LOADING_PROCESS_NAME)
+            comm.write(SCANNING_PROCESS_NAME)
     except OSError:
         pass
 
 
-def _answer(questions: int, answers: int) -> None:
-    """The loading process's work: '!' when the catalogue finds something visible in a text
-    sent, '-' when in none, '?' when it could not load."""
-    try:
-        scanner = _load_scanner()
-    except ScannerUnavailable:
-        scanner = None
+def _serve(questions: int, answers: int) -> None:
+    """The scanning process's work (ScanningProcess)."""
     with os.fdopen(questions, "rb") as inbox, os.fdopen(answers, "wb") as outbox:
         try:
-            texts = pickle.load(inbox)
-        except (EOFError, pickle.UnpicklingError):
+            scanner = _load_scanner()
+        except ScannerUnavailable:
+            outbox.write(b"?")  # this process loads it, and says why it cannot
             return
-        if scanner is None:
-            outbox.write(b"?")
-        else:
-            outbox.write(b"!" if any(finding.visible for text in texts for finding in scanner.scan(text)) else b"-")
-
-
-def _ask_process(texts: list[bytes]) -> bool | None:
-    global _PROCESS
-    if _PROCESS is None:
-        return None
-    process, _PROCESS = _PROCESS, None
-    return process.found_any(texts)
+        outbox.write(b"R")
+        outbox.flush()
+        while True:
+            try:
+                kind, payload = pickle.load(inbox)
+            except (EOFError, pickle.UnpicklingError):
+                return
+            if kind == "scan":
+                answer: Any = [_Finding(f.rule_id, f.location, f.secret, f.is_base64_encoded)
+                               for f in scanner.scan(payload) if f.visible]
+            else:
+                answer = any(finding.visible for text in payload for finding in scanner.scan(text))
+            pickle.dump(answer, outbox, protocol=pickle.HIGHEST_PROTOCOL)
+            outbox.flush()
 
 
 def scan(data: bytes) -> list[Any]:
-    """The catalogue's visible findings in `data`; none while start_scanner's thread loads it,
-    inside deferred_scans, where the text waits for confirm_deferred()."""
+    """The catalogue's visible findings in `data` (each with rule_id, location, secret and
+    is_base64_encoded); none while start_scanner's process loads it, inside deferred_scans,
+    where the text waits for confirm_deferred()."""
     global _DEFERRED_BYTES
-    loading = _PROCESS is not None or (_STARTED and not _LOADED.is_set())
-    if _DEFERRED is not None and loading and _DEFERRED_BYTES + len(data) <= DEFER_AT_MOST:
+    if _PROCESS is None:
+        return _visible_findings(data)
+    if _DEFERRED is not None and not _PROCESS.loaded(wait=False) and _DEFERRED_BYTES + len(data) <= DEFER_AT_MOST:
         _DEFERRED.append(data)
         _DEFERRED_BYTES += len(data)
         return []
-    return _visible_findings(data)
+    found = _PROCESS.ask("scan", data)
+    return _visible_findings(data) if found is None else found
 
 
 @contextmanager
 def deferred_scans() -> Iterator[None]:
-    """While start_scanner's thread loads the catalogue, a build reading in this process goes
+    """While start_scanner's process loads the catalogue, a build reading in this process goes
     on as if it found nothing in the texts it is asked about (it finds nothing in most), and
     confirm_deferred() asks it before anything is kept or published. After one appended turn
     the build then waits for the loading at its end, if at all, instead of before redacting
-    the session (main thread ~0.33 s of CPU in, the loading ~0.39 s: the rest waited)."""
+    the session."""
     global _DEFERRED, _DEFERRED_BYTES
     _DEFERRED, _DEFERRED_BYTES = [], 0
     try:
@@ -236,8 +223,8 @@ def confirm_deferred() -> None:
     pending = list(_DEFERRED)
     _DEFERRED.clear()
     _DEFERRED_BYTES = 0
-    found = _ask_process(pending)
-    if found is None:  # no process, or it could not answer: this process's own catalogue
+    found = _PROCESS.ask("any", pending) if _PROCESS is not None else None
+    if found is None:  # the process could not answer: this process's own catalogue
         found = any(_visible_findings(data) for data in pending)
     if found:
         raise FoundLater
@@ -248,8 +235,7 @@ def _visible_findings(data: bytes) -> list[Any]:
 
 
 def _forget_deferred() -> None:
-    """A process forked from the build has no loading thread and no loading process of its
-    own: nothing is put off there."""
+    """A process forked from the build neither asks its scanning process nor puts off texts."""
     global _DEFERRED, _DEFERRED_BYTES, _PROCESS
     _DEFERRED, _DEFERRED_BYTES = None, 0
     if _PROCESS is not None:

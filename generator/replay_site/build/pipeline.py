@@ -14,8 +14,8 @@ from __future__ import annotations
 import io
 import tempfile
 import time
-from collections.abc import Callable, Iterable
-from contextlib import nullcontext
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -141,11 +141,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
     stale_bytes = [_bytes_of([sources[i]]) for i in stale]
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
             _executor(options, sum(stale_bytes), len(stale)) as pool, \
+            _scanning_here(options, pool, stale), \
             _page_workers(options, pool, [sources[i] for i in stale], stale_bytes) as page_pool:
         for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
             tick()
-        if stale and options.redact and isinstance(pool, InlineExecutor):
-            start_scanner()  # loads while this process imports, reads and prices
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
         spooling = None if options.scheduler else spool_folder
         ahead = PagesAhead(page_pool, options) if page_pool is not None else None  # this process reads
@@ -270,6 +269,16 @@ class _SourceState:
     fresh: bool = False  # read in this build
 
 
+@contextmanager
+def _scanning_here(options: BuildOptions, pool, stale: list[int]) -> Iterator[None]:
+    """A build reading in this process has the secret scanner loaded by a process of its own
+    (catalogue.start_scanner), while it reads and prices; forked before any page worker, so
+    that it holds none of their pipes."""
+    if stale and options.redact and isinstance(pool, InlineExecutor):
+        start_scanner()
+    yield
+
+
 def _page_workers(options: BuildOptions, pool, stale: list[SessionSource], sizes: list[int]):
     """Workers for pass 2 started before pass 1, when this process is to read (-j 0, little to
     read) a source (of `stale`, `sizes` bytes each) large enough to hold a session worth sharing
@@ -281,8 +290,8 @@ def _page_workers(options: BuildOptions, pool, stale: list[SessionSource], sizes
     workers = split_workers(options.jobs, pool.processes)
     if workers < 2:
         return nullcontext(None)
-    # Workers that only render: the secret scanner's catalogue (~0.4 s of a core) loads in this
-    # process afterwards, in a thread beside the reading (start_scanner), not before it; the
+    # Workers that only render: the secret scanner's catalogue (~0.4 s of a core) loads in a
+    # process of its own beside the reading (_scanning_here), not in these; the
     # price table neither (~0.2 s): a worker looks up the models the long log names first, and
     # this process finds them in the price memo (costs/table.py) when it prices its first steps.
     page_pool = executor_of(workers, scanner=False)

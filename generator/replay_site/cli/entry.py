@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 # standard library only, like everything this module imports
 from replay_site.build import options
-from replay_site.catalogue import start_scanner_process
+from replay_site.catalogue import start_scanner
 from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (
     changed_files,
@@ -146,7 +146,7 @@ def _answer_unchanged(request: _Request) -> bool:
         changed = changed_files(states_from_json(record["listing"]), listing)
         if changed and record["request"] == request.key and request.arguments["redact"] \
                 and sum(entry.size for entry in changed) < _READ_HERE_BYTES:
-            start_scanner_process()  # before the other checks: it is what a rebuild after one appended turn waits for
+            start_scanner()  # before the other checks: it is what a rebuild after one appended turn waits for
         # when files changed, a build follows whatever these say: the outputs' stats (~1,000
         # on the medium corpus) and the code digest are then left to it
         same_elsewhere = changed == [] and (
