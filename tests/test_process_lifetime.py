@@ -5,7 +5,9 @@ process that runs tasks), so even the small example logs start them all. The bui
 right after it returns, with no grace period (before, the helpers ended only after the
 process that built). `replay-site build` runs no other thread, so it forks its workers
 itself, two for each pass, and starts no helper; a build() called while this test's sampler thread runs has its
-workers forked by a fork server, the same two for both passes."""
+workers forked by a fork server, the same two for both passes. A build that reads in its own
+process has the secret scanner's catalogue loaded by a scanning process of its own; like the
+catalogue, it stays for the next build in the same process, and ends with that process."""
 from __future__ import annotations
 
 import json
