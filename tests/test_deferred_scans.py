@@ -80,6 +80,16 @@ def test_the_process_finds_what_this_process_finds():
     assert here and [(f.rule_id, f.location, f.secret, f.is_base64_encoded) for f in here] == [tuple(f) for f in there]
 
 
+def test_a_long_text_is_scanned_here_and_the_process_ended(loading, monkeypatch):
+    """Not held by both processes at once: a 300 MB tool output's memory counts twice."""
+    monkeypatch.setattr(catalogue, "SCANNED_HERE_FROM", 100)
+    process = catalogue._PROCESS
+    text = f"token {GITHUB}".encode().ljust(100)
+    with catalogue.deferred_scans():
+        assert catalogue.scan(text)
+    assert catalogue._PROCESS is None and process.pid == 0
+
+
 def test_a_process_gone_leaves_the_scanning_to_this_one(loading):
     os.kill(catalogue._PROCESS.pid, signal.SIGKILL)
     with catalogue.deferred_scans():

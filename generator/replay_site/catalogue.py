@@ -35,6 +35,9 @@ _DEFERRED_BYTES = 0
 # meanwhile stays small whatever the machine's speed.
 DEFER_AT_MOST = 8 << 20
 _PIPE_BYTES = 1 << 20
+# A text this long (a 300 MB tool output) is scanned here, and the scanning process ended:
+# sent there, it would be held by both processes at once.
+SCANNED_HERE_FROM = 16 << 20
 
 
 @lru_cache(maxsize=1)
@@ -202,6 +205,8 @@ def scan(data: bytes) -> list[Any]:
     is_base64_encoded); none while start_scanner's process loads it, inside deferred_scans,
     where the text waits for confirm_deferred()."""
     global _DEFERRED_BYTES
+    if _PROCESS is not None and len(data) >= SCANNED_HERE_FROM:
+        release_scanner()
     if _PROCESS is None:
         return _visible_findings(data)
     if _DEFERRED is not None and not _PROCESS.loaded(wait=False) and _DEFERRED_BYTES + len(data) <= DEFER_AT_MOST:
