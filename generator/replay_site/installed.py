@@ -14,7 +14,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from replay_site import cache_folder, keep_in_cache
+from replay_site import cache_folder
+from replay_site.store.states import replace_file
 
 _FILE = "installed.json"
 _memo: dict[str, Any] | None = None  # this process's answers, read once
@@ -80,5 +81,5 @@ def _answer(question: str, ask: Callable[[], Any]) -> Any:
             _memo = {}
     if question not in _memo:
         _memo[question] = ask()
-        keep_in_cache(_FILE, json.dumps({"paths": _paths, "answers": _memo}).encode())
+        replace_file(cache_folder() / _FILE, json.dumps({"paths": _paths, "answers": _memo}).encode())
     return _memo[question]

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import pickle
 import sys
-import tempfile
 import types
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -27,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from replay_site import cache_folder, installed
+from replay_site.store.states import replace_file
 from replay_site.model import Usage
 
 if TYPE_CHECKING:
@@ -190,18 +189,7 @@ def _remember(model: str, answer: Priced | None) -> None:
     if len(memo) >= _MEMO_SIZE:
         return
     memo.update({**_read_memo(), model: answer})
-    path = _memo_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".prices-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            pickle.dump(memo, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)
-    except OSError:
-        Path(temporary).unlink(missing_ok=True)
+    replace_file(_memo_path(), pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 @dataclass(frozen=True)

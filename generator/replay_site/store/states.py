@@ -162,9 +162,12 @@ def replace_file(path: Path, value: Any) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    except OSError:
+        return
+    try:
         with os.fdopen(handle, "wb") as stream:
             for chunk in chunks:
                 stream.write(chunk)
         os.replace(temp, path)
     except OSError:
-        pass
+        Path(temp).unlink(missing_ok=True)
