@@ -22,7 +22,7 @@ from pathlib import Path
 
 from replay_site.build import spool
 from replay_site.build.build_options import BuildOptions
-from replay_site.build.task_memory import release_freed_memory, young_collections_only
+from replay_site.build.task_memory import fewer_young_collections, release_freed_memory, young_collections_only
 from replay_site.build.session_files import write_range, write_shard
 from replay_site.build.source_passes import renderer_for
 from replay_site.catalogue import confirm_deferred, release_scanner
@@ -159,7 +159,7 @@ def render_early(task: EarlyPages, options: BuildOptions) -> None:
     (a page rendered before its session's end, a damaged spool) costs only the time: the
     range renders the page itself, and meets the failure there."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
-    with young_collections_only(), suppress(Exception):
+    with young_collections_only(), fewer_young_collections(), suppress(Exception):
         pages = spool.read_early(task.spooled, task.offsets)
         for number, (steps, before) in enumerate(zip(pages, task.costs_before), start=task.first):
             if os.path.exists(_stopped(task.spooled)):
@@ -201,7 +201,7 @@ def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> Range
     """A worker's task: write the pages of one range and gather their part of the shard."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     writer = folder_writer(out)
-    with young_collections_only():
+    with young_collections_only(), fewer_young_collections():
         try:
             head, whole, pages = spool.read_pages(task.spooled, task.position, task.pages.start - 1, task.pages.stop - 1)
             if page_slug(head, head.source) != task.nav.slug:
