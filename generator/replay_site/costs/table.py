@@ -131,9 +131,9 @@ def _models_in(value: Any, named: dict[str, None], depth: int) -> None:
 
 def _find_in_table(model: str) -> gp.ModelInfo | None:
     """genai-prices' model for a model string, honouring a "provider/" prefix."""
+    snapshot = load_price_table()  # first: it imports the package without its updater
     from genai_prices.data_snapshot import find_provider_by_id
 
-    snapshot = load_price_table()
     attempts: list[tuple[str, str | None]] = []
     if "/" in model:
         prefix, rest = model.split("/", 1)
