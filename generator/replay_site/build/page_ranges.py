@@ -247,9 +247,14 @@ def gather(writer: FolderWriter, ranges: Iterable[PageRange], done: Iterable[Ran
         yield first.spooled, written, problems
 
 
-def warm_up(options: BuildOptions) -> None:
-    """A worker's first task, while the build reads: load what its first page would."""
-    renderer_for(options.theme, options.title, pricing_source(options.prices)).warm_up()
+def warm_up(options: BuildOptions, parsers: bool = True) -> None:
+    """A worker's first task, or the build's before it forks pass 2's workers: load what a
+    session page needs (Renderer.warm_up). Without `parsers`, for the worker that renders a
+    long session's pages early: that one loads a parser (markdown's, a lexer) when a text
+    first needs it, as it is the build's busier process while the session is read, and a
+    session may need none (the 10,000-step benchmark session needs neither the markdown
+    parser nor the Python lexer: ~0.07 s of that worker's CPU)."""
+    renderer_for(options.theme, options.title, pricing_source(options.prices)).warm_up(parsers)
 
 
 def split_workers(jobs: int, workers: int) -> int:
