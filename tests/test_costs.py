@@ -406,3 +406,15 @@ def test_the_table_loads_without_genai_prices_updater():
             "print(loaded, genai_prices.UpdatePrices.__module__, wait_prices_updated_sync.__module__)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["[]", "genai_prices.update_prices", "genai_prices.update_prices"]
+
+
+def test_a_model_looked_up_in_the_table_loads_it_without_the_updater(tmp_path):
+    """The first model a process finds in no memo is looked up in the table, loaded then,
+    still without the updater (the import of the table's lookup helper loaded the package
+    whole before the table was loaded without it)."""
+    code = ("import sys; from replay_site.costs.table import resolve\n"
+            "found = resolve('claude-sonnet-4-5') is not None\n"
+            "print(found, [name for name in ('httpx2', 'asyncio', 'genai_prices.update_prices') if name in sys.modules])")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}  # an empty memo
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert result.stdout.strip().split(maxsplit=1) == ["True", "[]"]

@@ -10,12 +10,25 @@ from replay_site.model import HUNK_HEADER, FileChange
 
 def diff_texts(old: str, new: str, context: int = 3) -> str:
     """A unified diff body (hunks only) turning `old` into `new`."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), n=context, lineterm=""
-    )
+    before, after = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if not before or not after:
+        return _one_sided(before, after)
+    lines = difflib.unified_diff(before, after, n=context, lineterm="")
     body = [line if line.endswith("\n") else line + "\n" for line in lines]
     # Drop difflib's ---/+++ header: the path is shown by the FileChange itself.
     return "".join(body[2:]) if len(body) >= 2 else ""
+
+
+def _one_sided(before: list[str], after: list[str]) -> str:
+    """What difflib's unified diff gives when one side has no lines (a new file, a file
+    emptied): one hunk of every line of the other, without matching anything (a new file's
+    diff through difflib was a tenth of reading a long session's steps)."""
+    if not before and not after:
+        return ""
+    sign, lines = ("+", after) if after else ("-", before)
+    every = "1" if len(lines) == 1 else f"1,{len(lines)}"
+    header = f"@@ -0,0 +{every} @@\n" if after else f"@@ -{every} +0,0 @@\n"
+    return header + "".join(sign + line if line.endswith("\n") else sign + line + "\n" for line in lines)
 
 
 def change_from_texts(path: str, old: str | None, new: str | None) -> FileChange:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from replay_site.build import spool
 from replay_site.build.build_options import BuildOptions
-from replay_site.build.task_memory import release_freed_memory, young_collections_only
+from replay_site.build.task_memory import fewer_young_collections, release_freed_memory, young_collections_only
 from replay_site.build.session_files import write_range, write_shard
 from replay_site.build.source_passes import renderer_for
 from replay_site.catalogue import confirm_deferred, release_scanner
@@ -159,7 +159,7 @@ def render_early(task: EarlyPages, options: BuildOptions) -> None:
     (a page rendered before its session's end, a damaged spool) costs only the time: the
     range renders the page itself, and meets the failure there."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
-    with young_collections_only(), suppress(Exception):
+    with young_collections_only(), fewer_young_collections(), suppress(Exception):
         pages = spool.read_early(task.spooled, task.offsets)
         for number, (steps, before) in enumerate(zip(pages, task.costs_before), start=task.first):
             if os.path.exists(_stopped(task.spooled)):
@@ -201,7 +201,7 @@ def write_page_range(task: PageRange, options: BuildOptions, out: Path) -> Range
     """A worker's task: write the pages of one range and gather their part of the shard."""
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     writer = folder_writer(out)
-    with young_collections_only():
+    with young_collections_only(), fewer_young_collections():
         try:
             head, whole, pages = spool.read_pages(task.spooled, task.position, task.pages.start - 1, task.pages.stop - 1)
             if page_slug(head, head.source) != task.nav.slug:
@@ -247,9 +247,14 @@ def gather(writer: FolderWriter, ranges: Iterable[PageRange], done: Iterable[Ran
         yield first.spooled, written, problems
 
 
-def warm_up(options: BuildOptions) -> None:
-    """A worker's first task, while the build reads: load what its first page would."""
-    renderer_for(options.theme, options.title, pricing_source(options.prices)).warm_up()
+def warm_up(options: BuildOptions, parsers: bool = True) -> None:
+    """A worker's first task, or the build's before it forks pass 2's workers: load what a
+    session page needs (Renderer.warm_up). Without `parsers`, for the worker that renders a
+    long session's pages early: that one loads a parser (markdown's, a lexer) when a text
+    first needs it, as it is the build's busier process while the session is read, and a
+    session may need none (the 10,000-step benchmark session needs neither the markdown
+    parser nor the Python lexer: ~0.07 s of that worker's CPU)."""
+    renderer_for(options.theme, options.title, pricing_source(options.prices)).warm_up(parsers)
 
 
 def split_workers(jobs: int, workers: int) -> int:

@@ -297,7 +297,7 @@ def _page_workers(options: BuildOptions, pool, stale: list[SessionSource], sizes
     page_pool = executor_of(workers, scanner=False)
     page_pool.submit(resolve_named, stale[sizes.index(largest)].path)
     for _ in range(page_pool.processes):
-        page_pool.submit(warm_up, options)
+        page_pool.submit(partial(warm_up, options, parsers=False))
     return page_pool
 
 

@@ -14,7 +14,7 @@ from replay_site.build import spool
 from replay_site.build.spool import SpoolWriter
 from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker
-from replay_site.build.task_memory import young_collections_only
+from replay_site.build.task_memory import fewer_young_collections, young_collections_only
 from replay_site.build.session_files import write_session
 from replay_site.costs import pricing_source
 from replay_site.figures.step_columns import StepColumns
@@ -74,8 +74,10 @@ def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, s
     picker = ComparePicker(options.compare)
     try:
         agents = {name: reader.label for name, reader in registry().items()}
-        streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents, ahead) \
-            if spool_folder and options.redact and not options.compare else None
+        streamed = None
+        if spool_folder and options.redact and not options.compare:
+            with fewer_young_collections():
+                streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents, ahead)
         if streamed is not None:
             return streamed
         sessions, problems, states = read_once(source, options)

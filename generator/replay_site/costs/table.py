@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import operator
 import pickle
 import sys
 import types
@@ -129,9 +130,9 @@ def _models_in(value: Any, named: dict[str, None], depth: int) -> None:
 
 def _find_in_table(model: str) -> gp.ModelInfo | None:
     """genai-prices' model for a model string, honouring a "provider/" prefix."""
+    snapshot = load_price_table()  # first: it imports the package without its updater
     from genai_prices.data_snapshot import find_provider_by_id
 
-    snapshot = load_price_table()
     attempts: list[tuple[str, str | None]] = []
     if "/" in model:
         prefix, rest = model.split("/", 1)
@@ -289,11 +290,14 @@ class _PricedUnit:
     price: Decimal | _Tiered
     per: int
     per_request: bool
-    shares: tuple[int, ...]  # how many of this unit one token of each _FIELDS field is
+    # how many of this unit one token of a _FIELDS field is, as (field's index, share) for
+    # the fields that count (most units count one field, and a step's usage has five)
+    shares: tuple[tuple[int, int], ...]
 
 
-# Our usage fields, in the order _PricedUnit.shares gives them.
+# Our usage fields, in the order _PricedUnit.shares numbers them.
 _FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
+_COUNTS = operator.attrgetter(*_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -307,22 +311,28 @@ class Plan:
     units: tuple[_PricedUnit, ...]
 
     def usd(self, usage: Usage) -> Decimal | None:
-        counts = tuple(getattr(usage, name) for name in _FIELDS)
+        counts = _COUNTS(usage)
         total_input = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h
         total = Decimal(0)
-        for unit in self.units:
-            count = 1 if unit.per_request else sum(share * count for share, count in zip(unit.shares, counts))
+        for unit in self.units:  # loops, not generators: this runs for every step priced
+            count = 1
+            if not unit.per_request:
+                count = 0
+                for field, share in unit.shares:
+                    count += share * counts[field]
             if count < 0:
                 return None  # corrupt counts (e.g. negative): unknown, not a crash or $0
-            total += _unit_price(unit.price, total_input) * Decimal(count) / unit.per
+            price = unit.price
+            total += (price if type(price) is Decimal else _tier_price(price, total_input)) * Decimal(count) / unit.per
         return total
 
 
-def _unit_price(price: Decimal | _Tiered, total_input: int) -> Decimal:
+def _tier_price(price: _Tiered, total_input: int) -> Decimal:
     """A tiered price applies its highest tier whose start the request's whole input passes."""
-    if isinstance(price, Decimal):
-        return price
-    return next((tier_price for start, tier_price in reversed(price.tiers) if total_input > start), price.base)
+    for start, tier_price in reversed(price.tiers):
+        if total_input > start:
+            return tier_price
+    return price.base
 
 
 def _plain(price: Decimal | gp.TieredPrices) -> Decimal | _Tiered:
@@ -350,7 +360,8 @@ def _plan(prices: gp.ModelPrice) -> Plan:
     columns = [gp._compute_registry_priced_counts(resolved, gp.Usage.from_raw(genai_usage(Usage(**{name: 1}))))
                for name in _FIELDS]
     plan = Plan(tuple(_PricedUnit(_plain(price), unit.per, unit.usage_key == "requests",
-                                    tuple(int(column.get(unit.usage_key, 0)) for column in columns))
+                                    tuple((field, share) for field, column in enumerate(columns)
+                                          if (share := int(column.get(unit.usage_key, 0)))))
                         for unit, price in resolved))
     _PLANS[id(prices)] = (prices, plan)
     return plan

@@ -201,17 +201,18 @@ class Renderer:
             return None
         return None if _EARLY_SLUG in html else EarlySteps(before, html, side.named)
 
-    def warm_up(self) -> None:
-        """Load what the first session page would: its templates, the markdown parser, and
-        pygments' table of file names (the first lookup by file name compiles ~1,000 patterns,
-        ~0.4 s); and the templates of the site-wide files: compiled by a worker while the build
-        reads a long session (build/page_ranges.py), they wait in the template cache for the
-        build's process, which writes those files last (compiling them there took ~30 ms)."""
+    def warm_up(self, parsers: bool = True) -> None:
+        """Load what the first session page would: its templates and, with `parsers`, the
+        markdown parser and pygments' table of file names; and the templates of the site-wide
+        files: compiled by a worker while the build reads a long session (build/page_ranges.py),
+        they wait in the template cache for the build's process, which writes those files last
+        (compiling them there took ~30 ms)."""
         for name in ("session.html", "base.html", "page_nav.html", "scrubber.html", "steps.html",  # (those it extends and includes)
                      "index.html", "_index_row.html", "files.html", "_files_row.html"):
             self.env.get_template(name)
-        highlight.markdown("")
-        highlight.code("", filename="warm-up.py")
+        if parsers:
+            highlight.markdown("")
+            highlight.code("", filename="warm-up.py")
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:
         """What stands in for a session page the renderer failed on: its figures, the error,
