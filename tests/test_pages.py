@@ -350,12 +350,13 @@ def test_plain_prose_skips_the_parser(text):
 
 
 def test_printed_values_are_escaped_as_markupsafe_escapes_them():
-    # render._escape_output gives what markupsafe.escape gives, as a plain str; these are
+    # environment._escape_output gives what markupsafe.escape gives, as a plain str; these are
     # the kinds of value templates print, each with every character HTML escapes.
     import jinja2
     import markupsafe
 
-    from replay_site.pages.render import Renderer, _escape_output
+    from replay_site.pages.environment import _escape_output
+    from replay_site.pages.render import Renderer
 
     class Named:
         def __str__(self) -> str:

@@ -51,7 +51,8 @@ from replay_site.figures.totals import site_figures
 from replay_site.load import load_session
 from replay_site.model import Problem
 from replay_site.pages import search
-from replay_site.pages.render import Renderer, theme_search_path
+from replay_site.pages.render import Renderer
+from replay_site.pages.themes import theme_search_path
 from replay_site.readers import SessionSource
 from replay_site.redact import decisions, start_scanner
 from replay_site.store.cache import BuildCache, file_states, settings_key

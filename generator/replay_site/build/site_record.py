@@ -11,7 +11,7 @@ import orjson
 from replay_site.build.build_options import BuildOptions
 from replay_site.discover import pick_readers
 from replay_site.model import Problem
-from replay_site.pages.render import theme_search_path
+from replay_site.pages.themes import theme_search_path
 from replay_site.redact import decisions
 from replay_site.store.cache import BuildCache, library_files
 from replay_site.store.file_state import states_to_json

@@ -1,4 +1,5 @@
-"""Jinja2 rendering of the model: the environment, its filters and the page functions.
+"""Jinja2 rendering of the model: the renderer's filters and page functions (its environment:
+environment.py; where its theme is: themes.py).
 
 The renderer knows only the model and summaries, never a log format; it does no
 file I/O — it gives out page text and the side files (full outputs) the site
@@ -9,14 +10,11 @@ from __future__ import annotations
 import base64
 import io
 import hashlib
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-import jinja2
-import markupsafe
 import orjson
 from markupsafe import Markup
 
@@ -28,7 +26,8 @@ from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
 from replay_site.model import CostTotal, Session, Step
 from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_index, views_steps
-from replay_site.store.states import cache_folder, code_digest
+from replay_site.pages.environment import template_environment
+from replay_site.pages.themes import theme_search_path
 
 # Texts longer than this are cut on the page; the full text is written beside it.
 OUTPUT_LIMIT = views_steps.FIELD_LIMIT
@@ -64,87 +63,10 @@ class PageNav:
         return f"sessions/{self.slug}.html"
 
 
-def themes_dir() -> Path:
-    """Themes ship inside the wheel; in a source checkout they sit at the repo's top level."""
-    bundled = Path(__file__).parents[1] / "themes"
-    return bundled if bundled.is_dir() else Path(__file__).resolve().parents[3] / "themes"
-
-
-def theme_search_path(theme: str) -> list[Path]:
-    """A theme by name or path, falling back to `default` for templates it does not ship."""
-    default = themes_dir() / "default"
-    chosen = Path(theme) if ("/" in theme or Path(theme).is_dir()) else themes_dir() / theme
-    if not chosen.is_dir():
-        raise FileNotFoundError(f"theme {theme!r} not found (looked in {chosen})")
-    return [chosen, default] if chosen.resolve() != default.resolve() else [default]
-
-
-class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """Compiled templates kept between builds (compiling them costs a rebuild ~0.25 s). An
-    entry is used only for the same template source (jinja checks), jinja2 version, Python
-    and code of this package (which sets the environment's options); a cache that cannot be
-    written only costs the next build the compiling."""
-
-    def __init__(self) -> None:
-        folder = cache_folder() / "templates"
-        super().__init__(str(folder), f"{jinja2.__version__}-{code_digest()[:16]}-%s.cache")
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            os.makedirs(self.directory, exist_ok=True)
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
-
-
-# markupsafe's C escaping of a str; its `escape` wraps each result in Markup through two Python calls.
-_escape_str = getattr(markupsafe, "_escape_inner", None) or (lambda text: str(markupsafe.escape(text)))
-
-
-def _escape_output(value: object) -> str:
-    """What `{{ value }}` prints, escaped as markupsafe.escape escapes it, but as a plain str:
-    printed pieces are only joined (into a page, or a macro's or block's Markup), so their
-    Markup wrapper was never used, and making it cost a session page a fifth of its
-    rendering (a page prints ~60 expressions a step). Numbers hold no character HTML escapes.
-    Markup (a fragment rendered on its own: a page's steps, an index or files.html row) is
-    printed as it is: escape() would copy it whole (files.html of the large benchmark corpus,
-    12 rows of 8 MB in all: the site-wide files' peak)."""
-    kind = type(value)
-    if kind is str:
-        return _escape_str(value)
-    if kind is int or kind is float:
-        return str(value)
-    if kind is Markup:
-        return value
-    return markupsafe.escape(value)
-
-
-class _Template(jinja2.Template):
-    """Templates whose printed expressions are escaped by _escape_output: jinja compiles
-    `{{ x }}` to `escape(x)` with `escape` looked up in the template's module namespace, the
-    only use of that name in compiled code (jinja2 is pinned, pyproject.toml)."""
-
-    @classmethod
-    def _from_namespace(cls, environment: jinja2.Environment, namespace: dict, globals: dict) -> jinja2.Template:
-        namespace["escape"] = _escape_output
-        return super()._from_namespace(environment, namespace, globals)
-
-
 class Renderer:
     def __init__(self, theme: str = "default", site_title: str = "Agent sessions", pricing: str = ""):
         self.search_path = theme_search_path(theme)
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader([p / "templates" for p in self.search_path]),
-            # Every page is HTML-escaped; only the Markdown export (session.md) is not, and
-            # pages/markdown.py escapes what it prints for Markdown instead.
-            autoescape=jinja2.select_autoescape(disabled_extensions=("md",), default_for_string=True, default=True),
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            auto_reload=False,  # templates are read once per process; includes then cost no stat()
-            bytecode_cache=_TemplateCache(),
-        )
-        self.env.template_class = _Template
+        self.env = template_environment(self.search_path)
         self.env.filters.update(formatting.FILTERS)
         self.env.filters["markdown"] = highlight.markdown
         self.env.filters["highlight"] = highlight.code
