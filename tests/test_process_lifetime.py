@@ -41,6 +41,7 @@ class Sampler(threading.Thread):
     def __init__(self, root: int) -> None:
         super().__init__()
         self.root, self.seen, self.done = root, {}, threading.Event()
+        self.streams: dict[int, list[str]] = {}  # a scanning process's stdout and stderr
         self.before = descendants(root)
 
     def run(self) -> None:
@@ -50,6 +51,7 @@ class Sampler(threading.Thread):
                     self.seen[pid] = "worker"
                 elif name(pid) == SCANNING_PROCESS_NAME.decode():
                     self.seen[pid] = "scanner"
+                    self.streams.setdefault(pid, streams_of(pid))
                 elif pid not in self.seen and "multiprocessing" in (line := command(pid)):
                     self.seen[pid] = line
             time.sleep(0.005)
@@ -58,6 +60,13 @@ class Sampler(threading.Thread):
         self.done.set()
         self.join()
         return self.seen
+
+
+def streams_of(pid: int) -> list[str]:
+    try:
+        return [os.readlink(f"/proc/{pid}/fd/{stream}") for stream in (1, 2)]
+    except OSError:
+        return []
 
 
 def check_none_left(seen: dict[int, str], workers: int = 2) -> None:
@@ -116,3 +125,5 @@ def test_a_rebuild_after_an_appended_turn_leaves_no_scanner_process(tmp_path):
     assert rebuild.returncode == 0, errors.read_text()
     assert list(seen.values()) == ["scanner"], f"the scanner's process not seen alone, so nothing was checked: {seen}"
     check_none_left(seen, workers=0)
+    # a pipe the build writes to (`replay-site build | tee`) ends with the build, not with it
+    assert list(sampler.streams.values()) == [[os.devnull, os.devnull]], sampler.streams

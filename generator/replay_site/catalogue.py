@@ -107,6 +107,7 @@ class ScanningProcess:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the build's to handle
                 os.close(ask)
                 os.close(answer)
+                _let_go_of_terminal()
                 _name_this_process()
                 _serve(questions, answers)
             finally:
@@ -165,6 +166,15 @@ def _widen(*pipes: int) -> None:
             fcntl.fcntl(end, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
     except (ImportError, AttributeError, OSError):
         pass
+
+
+def _let_go_of_terminal() -> None:
+    """Standard streams on /dev/null: a pipe the build writes to (`replay-site build | tee`)
+    ends with the build, whatever this process does meanwhile."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for stream in (0, 1, 2):
+        os.dup2(null, stream)
+    os.close(null)
 
 
 def _name_this_process() -> None:
