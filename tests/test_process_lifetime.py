@@ -86,19 +86,24 @@ def test_build_returns_with_no_process_of_its_own_left(tmp_path):
     assert sum("multiprocessing.forkserver" in line for line in seen.values()) == 1, seen
 
 
-def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
+def watched_build(tmp_path: Path, *arguments: str) -> Sampler:
+    """`replay-site build ARGUMENTS`, run to its end while a Sampler watches its processes."""
     env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     errors = tmp_path / "stderr"
     with errors.open("wb") as stderr:  # not a pipe: waiting for its end would wait for the helpers too
-        build = subprocess.Popen([sys.executable, "-c", ENTRY, "build", str(DATA), "-o", str(tmp_path / "site"), "-q", "-j", "3"],
-                                 env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        build = subprocess.Popen([sys.executable, "-c", ENTRY, "build", *arguments], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         sampler = Sampler(build.pid)
         sampler.start()
         try:
             build.wait(timeout=300)
         finally:
-            seen = sampler.stop()
+            sampler.stop()
     assert build.returncode == 0, errors.read_text()
+    return sampler
+
+
+def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
+    seen = watched_build(tmp_path, str(DATA), "-o", str(tmp_path / "site"), "-q", "-j", "3").seen
     check_none_left(seen, workers=4)  # forked for each pass (worker_pool.PassPools)
     assert not [line for line in seen.values() if line != "worker"], f"helpers started: {seen}"
 
@@ -108,21 +113,12 @@ def test_a_rebuild_after_an_appended_turn_leaves_no_scanner_process(tmp_path):
     when a few logs changed (catalogue.start_scanner): gone when the rebuild exits."""
     logs = tmp_path / "logs"
     shutil.copytree(DATA / "gptme", logs)
-    env = {**os.environ, "PYTHONPATH": str(GENERATOR), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command_line = [sys.executable, "-c", ENTRY, "build", str(logs), "-o", str(tmp_path / "site"), "-q"]
-    subprocess.run(command_line, env=env, check=True)
+    arguments = (str(logs), "-o", str(tmp_path / "site"), "-q")
+    watched_build(tmp_path, *arguments)
     log = next(logs.rglob("*.jsonl"))
     log.write_text(log.read_text() + json.dumps({"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}) + "\n")
-    errors = tmp_path / "stderr"
-    with errors.open("wb") as stderr:
-        rebuild = subprocess.Popen(command_line, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-        sampler = Sampler(rebuild.pid)
-        sampler.start()
-        try:
-            rebuild.wait(timeout=300)
-        finally:
-            seen = sampler.stop()
-    assert rebuild.returncode == 0, errors.read_text()
+    sampler = watched_build(tmp_path, *arguments)
+    seen = sampler.seen
     assert list(seen.values()) == ["scanner"], f"the scanner's process not seen alone, so nothing was checked: {seen}"
     check_none_left(seen, workers=0)
     # a pipe the build writes to (`replay-site build | tee`) ends with the build, not with it
