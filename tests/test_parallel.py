@@ -91,6 +91,62 @@ def test_freed_memory_is_given_back_once_the_process_grew_since_it_last_was(monk
     assert trims == [95 * mib]
 
 
+_SMAPS = """\
+55d0c000-55d0d000 r--p 00000000 08:01 11 /usr/bin/python3.11
+Rss:                   4 kB
+Anonymous:             0 kB
+55d0d000-55d0f000 r-xp 00001000 08:01 11 /usr/bin/python3.11
+Rss:                   8 kB
+Anonymous:             0 kB
+7f00a000-7f00c000 r-xp 00002000 08:01 12 /opt/lib/relocated text.so
+Rss:                   8 kB
+Anonymous:             4 kB
+7f00c000-7f00d000 rw-p 00004000 08:01 12 /opt/lib/relocated text.so
+Rss:                   4 kB
+Anonymous:             4 kB
+7f00e000-7f00f000 r-xp 00000000 00:00 0
+Rss:                   4 kB
+Anonymous:             4 kB
+7ffd1000-7ffd2000 r-xp 00000000 00:00 0                          [vdso]
+Rss:                   4 kB
+Anonymous:             0 kB
+"""
+
+
+def test_only_code_mapped_from_files_as_the_files_hold_it_is_let_go():
+    """Executable file mappings with no page of their own (never text relocated), nothing
+    writable, no anonymous code (a JIT's, libffi's trampolines) and no kernel page."""
+    assert task_memory._code_mappings(_SMAPS.splitlines()) == [(0x55D0D000, 0x55D0F000)]
+
+
+def _code_resident_kib() -> int:
+    """This process's resident pages of executable file mappings, in KiB."""
+    resident, code = 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5:
+                code = fields[1] == "r-xp" and len(fields) > 5 and fields[5].startswith("/")
+            elif fields[0] == "Rss:" and code:
+                resident += int(fields[1])
+    return resident
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="Linux only")
+def test_code_pages_let_go_are_mapped_back_when_run_again():
+    """drop_code_pages takes the libraries' code this process ran out of its memory, and what
+    runs next gets its pages back from the files: the process goes on."""
+    import orjson
+
+    orjson.dumps({"warm": [1, 2.5, "x"]})
+    before = _code_resident_kib()
+    task_memory.drop_code_pages()
+    after = _code_resident_kib()
+    assert after < before / 2, (before, after)
+    assert orjson.loads(orjson.dumps({"again": [1, 2.5, "x"]})) == {"again": [1, 2.5, "x"]}
+    assert _code_resident_kib() > after
+
+
 def test_an_items_error_reaches_the_caller_after_the_results_before_it():
     handed = []
     with pytest.raises(ValueError, match="item 13"), WorkerPool(2, multiprocessing.get_context("fork")) as pool:
