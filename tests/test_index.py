@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from collections import Counter
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from sitetools import soup
 
 from replay_site.build import pipeline as site
-from replay_site.figures.summary import OUTCOMES, outcome
+from replay_site.figures.summary import OUTCOMES, outcome, share_strings
 from replay_site.model import Session, Step, ToolCall
 
 DATA = Path(__file__).parent / "data"
@@ -202,3 +203,30 @@ def test_each_session_page_says_how_it_ended_as_the_index_does(example_site):
         assert header["class"] == [f"outcome-{entry['outcome']}"], entry["page"]
         # the same mark and word as the index row, never colour alone
         assert header.dd.get_text(" ", strip=True) == rows[entry["page"]].select_one("td.outcome").get_text(" ", strip=True)
+
+
+def test_summaries_from_separate_pickles_share_their_repeated_strings_and_say_the_same():
+    """As summaries arrive from a worker (a pickle each), every one has its own copy of each
+    key and model name; share_strings leaves one, and every summary as it was."""
+    from synthetic_summaries import summaries
+
+    rows = summaries(2)
+    for row in rows:
+        row.models = row.unpriced_models = ["claude-sonnet-4-5-20250929"]
+        row.by_model = {"claude-sonnet-4-5-20250929": row.by_model.popitem()[1]}
+        row.records = {"shown": {"user": 3, "assistant": 4}, "not_shown": {}}
+        row.commands = {"run": 2, "failed": 1}
+        row.redactions = {"aws_access_key": 1}
+        row.files_changed = [{"path": "src/app.py", "added": 1, "removed": 0, "steps": [1]}]
+    arrived = [pickle.loads(pickle.dumps(row)) for row in rows]
+
+    def strings(summary):
+        records = [*summary.records, *(kind for kinds in summary.records.values() for kind in kinds)]
+        return [*summary.models, *summary.unpriced_models, *summary.by_model, *records, *summary.commands,
+                *summary.redactions, *(key for changed in summary.files_changed for key in changed)]
+
+    first, second = arrived
+    assert not any(a is b for a, b in zip(strings(first), strings(second)))
+    share_strings(arrived)
+    assert all(a is b for a, b in zip(strings(first), strings(second)))
+    assert [summary.to_json() for summary in arrived] == [row.to_json() for row in rows]

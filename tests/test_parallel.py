@@ -91,6 +91,68 @@ def test_freed_memory_is_given_back_once_the_process_grew_since_it_last_was(monk
     assert trims == [95 * mib]
 
 
+_SMAPS = """\
+55d0c000-55d0d000 r--p 00000000 08:01 11 /usr/bin/python3.11
+Rss:                   4 kB
+Anonymous:             0 kB
+55d0d000-55d0f000 r-xp 00001000 08:01 11 /usr/bin/python3.11
+Rss:                   8 kB
+Anonymous:             0 kB
+7f00a000-7f00c000 r-xp 00002000 08:01 12 /opt/lib/relocated text.so
+Rss:                   8 kB
+Anonymous:             4 kB
+7f00b000-7f00c000 r--p 00003000 08:01 12 /opt/lib/relocated text.so
+Rss:                   4 kB
+Anonymous:             4 kB
+7f00c000-7f00d000 rw-p 00004000 08:01 12 /opt/lib/relocated text.so
+Rss:                   4 kB
+Anonymous:             4 kB
+7f00e000-7f00f000 r-xp 00000000 00:00 0
+Rss:                   4 kB
+Anonymous:             4 kB
+7ffd1000-7ffd2000 r-xp 00000000 00:00 0                          [vdso]
+Rss:                   4 kB
+Anonymous:             0 kB
+"""
+
+
+def test_only_library_pages_as_the_files_hold_them_are_let_go():
+    """Read-only file mappings with no page of their own (relocated data, text relocations),
+    nothing writable, no anonymous code (a JIT's, libffi's trampolines) and no kernel page."""
+    assert task_memory._file_mappings(_SMAPS.splitlines()) == [(0x55D0C000, 0x55D0D000), (0x55D0D000, 0x55D0F000)]
+
+
+def _resident_kib(library: str) -> int:
+    """This process's resident pages of `library`'s read-only file mappings that hold only
+    its file's bytes (no relocated page), in KiB."""
+    resident, counted, rss = 0, False, 0
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5:
+                counted = fields[1] in ("r-xp", "r--p") and len(fields) > 5 and library in fields[-1]
+            elif fields[0] == "Rss:":
+                rss = int(fields[1])
+            elif fields[0] == "Anonymous:" and counted and fields[1] == "0":
+                resident += rss
+    return resident
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="Linux only")
+def test_library_pages_let_go_are_mapped_back_when_run_again():
+    """drop_library_pages takes the pages this process read of a library (orjson's, which
+    nothing runs meanwhile) out of its memory, and running the library again maps them back
+    in from its file: the process goes on."""
+    import orjson
+
+    orjson.loads(orjson.dumps({"warm": [1, 2.5, "x"]}))
+    assert _resident_kib("orjson") > 0
+    task_memory.drop_library_pages()
+    assert _resident_kib("orjson") == 0
+    assert orjson.loads(orjson.dumps({"again": [1, 2.5, "x"]})) == {"again": [1, 2.5, "x"]}
+    assert _resident_kib("orjson") > 0
+
+
 def test_an_items_error_reaches_the_caller_after_the_results_before_it():
     handed = []
     with pytest.raises(ValueError, match="item 13"), WorkerPool(2, multiprocessing.get_context("fork")) as pool:

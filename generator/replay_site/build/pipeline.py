@@ -46,7 +46,7 @@ from replay_site.costs.table import resolve_named
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv
-from replay_site.figures.summary import SessionSummary
+from replay_site.figures.summary import SessionSummary, share_strings
 from replay_site.figures.totals import site_figures
 from replay_site.load import load_session
 from replay_site.model import Problem
@@ -151,6 +151,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         ahead = PagesAhead(page_pool, options) if page_pool is not None else None  # this process reads
         reads = pool.map(partial(read_and_summarize, options=options, spool_folder=spooling, ahead=ahead), [(i, sources[i]) for i in stale])
         for index, read in zip(stale, reads):
+            share_strings(read.summaries)
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
             tick()

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
-from replay_site.build.task_memory import libc, release_freed_memory, run_then_release
+from replay_site.build.task_memory import drop_library_pages, libc, release_freed_memory, run_then_release
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NAME = 15
@@ -326,6 +326,7 @@ def load_shared(scanner: bool = True) -> None:
             pass
     gc.collect()  # garbage frozen now would never be collected
     gc.freeze()
+    drop_library_pages()  # what loading ran (the catalogue: kingfisher's loader), before the workers share it
 
 
 def _release_shared() -> None:
@@ -338,3 +339,4 @@ def _release_shared() -> None:
 
     release_scanner()
     release_freed_memory()
+    drop_library_pages()  # the scans', and pass 2's rendering, which the site-wide files need only part of

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import signal
 
+import pygments.formatters  # noqa: F401 (highlight.py imports pygments and lexing.py only when first used)
+import pygments.lexers  # noqa: F401
+
 from replay_site.build import pipeline, source_passes, spool  # noqa: F401 (what worker tasks run)
 from replay_site.build.worker_pool import load_shared
 from replay_site.figures import summary  # noqa: F401
-from replay_site.pages import render, search  # noqa: F401
+from replay_site.pages import lexing, render, search  # noqa: F401
 
 load_shared()
 # Ctrl-C is the build's to handle. The fork server restores Python's SIGINT handler in each

@@ -13,22 +13,32 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
-from pygments import highlight as pygments_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import LEXERS, find_lexer_class, get_lexer_by_name
-from pygments.util import ClassNotFound
-
-from replay_site.pages.lexing import quick
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
+    from pygments.formatters import HtmlFormatter
 
 # Highlighting costs far more than escaping and is superlinear on pathological input; past
 # this size code is shown plain.
 HIGHLIGHT_LIMIT = 20_000
 
-_FORMATTER = HtmlFormatter(nowrap=True)
+
+# pygments (and our lexing on top of it, ~1 MiB of the build's memory) is imported the first time code is
+# highlighted, not with this module: a build's processes read and redact every log before any
+# page is rendered, and what the build process imports before its workers fork for that stays
+# in the memory of both until they end.
+@cache
+def _formatter() -> HtmlFormatter:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True)
+
+
+def _highlighted(text: str, lexer) -> str:
+    from pygments import highlight
+
+    return highlight(text, lexer, _formatter())
 
 
 # A file name is looked up among pygments' own lexers alone: get_lexer_for_filename loads every
@@ -41,6 +51,11 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 @cache
 def _lexer_by_name(language: str):
     """One lexer per language per process: looking one up scans pygments' registry."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    from replay_site.pages.lexing import quick
+
     try:
         return quick(get_lexer_by_name(language))
     except ClassNotFound:
@@ -51,6 +66,10 @@ def _lexer_by_name(language: str):
 def _lexer_by_suffix(suffix: str):
     """get_lexer_for_filename's choice among pygments' own lexers whose file-name patterns
     match: the highest priority, an exact name above a pattern, then the class name."""
+    from pygments.lexers import LEXERS, find_lexer_class
+
+    from replay_site.pages.lexing import quick
+
     file_name = "file" + suffix
     matches = [(find_lexer_class(name), pattern) for _module, name, _aliases, patterns, _mimetypes in LEXERS.values()
                for pattern in patterns if _name_matches(file_name, pattern)]
@@ -87,14 +106,14 @@ def code(text: str, language: str | None = None, filename: str | None = None) ->
     lexer = _lexer(language, filename) if len(text) <= HIGHLIGHT_LIMIT else None
     if lexer is None:
         return escape(text)
-    return Markup(pygments_highlight(text, lexer, _FORMATTER))
+    return Markup(_highlighted(text, lexer))
 
 
 def _fence(text: str, language: str, _attrs) -> str:
     lexer = _lexer(language.split()[0] if language else None)
     if lexer is None or len(text) > HIGHLIGHT_LIMIT:
         return ""  # markdown-it escapes it itself
-    return f'<pre class="highlight"><code>{pygments_highlight(text, lexer, _FORMATTER)}</code></pre>'
+    return f'<pre class="highlight"><code>{_highlighted(text, lexer)}</code></pre>'
 
 
 SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
@@ -229,6 +248,8 @@ def stylesheet() -> str:
     selectors as the theme's dark colours (system dark unless the reader chose light, or the
     reader chose dark). Every token class of the light style is also set by the dark one, so
     no light colour is left on a dark background."""
+    from pygments.formatters import HtmlFormatter
+
     dark = HtmlFormatter(style=DARK_STYLE)
     chosen = dark.get_background_style_defs(DARK_SELECTORS[0]) + dark.get_token_style_defs(DARK_SELECTORS[0])
     system = dark.get_background_style_defs(DARK_SELECTORS[1]) + dark.get_token_style_defs(DARK_SELECTORS[1])
