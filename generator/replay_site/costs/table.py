@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from replay_site import cache_folder, installed
-from replay_site.store.states import replace_file
+from replay_site import cache_folder, installed, replace_file_at_once
 from replay_site.model import Usage
 
 if TYPE_CHECKING:
@@ -190,7 +189,7 @@ def _remember(model: str, answer: Priced | None) -> None:
     if len(memo) >= _MEMO_SIZE:
         return
     memo.update({**_read_memo(), model: answer})
-    replace_file(_memo_path(), pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL))
+    replace_file_at_once(_memo_path(), [pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL)])
 
 
 @dataclass(frozen=True)
