@@ -42,6 +42,25 @@ def test_parallel_and_serial_builds_are_byte_identical(tmp_path):
     assert snapshot(parallel) == pages
 
 
+def test_what_pass_one_makes_of_each_source_waits_on_disk_while_workers_run(tmp_path, monkeypatch):
+    """Issue 20: with workers, each source's summaries, problems and file states from pass 1
+    are set aside in a file, not held by the build while pass 1 reads (they grew it to its
+    peak) nor while pass 2's workers run beside it; it takes them back once each pass's
+    workers have ended, for the same site as a build in one process."""
+    taken = []
+    original = site._taken_back
+
+    def recording(per_source, places):
+        taken.append((len(multiprocessing.active_children()), len(places), sum(len(state.summaries) for state in per_source)))
+        return original(per_source, places)
+
+    monkeypatch.setattr(site, "_taken_back", recording)
+    result = site.build([DATA], tmp_path / "site", site.BuildOptions(jobs=2, incremental=False))
+    sources = len(site.discover([DATA], site.pick_readers("auto"), []))
+    assert taken == [(0, sources, 0), (0, sources, 0)]  # after pass 1, after pass 2
+    assert len(result.summaries) > 10
+
+
 def test_rendering_leaves_frozen_objects_frozen(tmp_path):
     """A worker forked from the fork server shares its frozen objects page by page: rendering
     must not thaw them (gc.unfreeze would), and it gives back the collector's thresholds."""

@@ -52,6 +52,10 @@ class DaskExecutor:
         self.client.close()
 
     @staticmethod
+    def end_workers() -> None:
+        """The cluster's workers stay (the client closes with the build)."""
+
+    @staticmethod
     def reading_done(_prepare: Callable[[], None]) -> None:
         """The cluster's workers keep what they loaded: each process of theirs may read again."""
 

@@ -29,6 +29,10 @@ class InlineExecutor:
         return (run_then_release(function, item) for item in items)
 
     @staticmethod
+    def end_workers() -> None:
+        """No worker to end: this process is the only one."""
+
+    @staticmethod
     def reading_done(_prepare: Callable[[], None]) -> None:
         """The catalogue stays: the next build in this process may need it (_release_shared)."""
 

@@ -11,7 +11,6 @@ records exactly the bytes that were read.
 """
 from __future__ import annotations
 
-import io
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -20,9 +19,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-import orjson
-
-from replay_site import __version__
 from replay_site.build.build_options import BuildOptions
 from replay_site.build.compare_pages import ComparePicker, write_comparisons
 from replay_site.build.executors import InlineExecutor, executor_for, executor_of
@@ -39,19 +35,28 @@ from replay_site.build.page_ranges import (
     write_page_range,
 )
 from replay_site.build.site_record import build_inputs, record_site
-from replay_site.build.source_passes import SourcePages, pickled_tasks, read_and_summarize, renderer_for, run_pickled, write_source_pages
+from replay_site.build.source_passes import (
+    Place,
+    SourcePages,
+    pickled_tasks,
+    read_and_set_aside,
+    read_and_summarize,
+    read_back,
+    renderer_for,
+    run_pickled,
+    write_source_pages,
+)
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
 from replay_site.costs.table import resolve_named
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
-from replay_site.figures.site_files import changed_files, sessions_csv
+from replay_site.figures.site_files import changed_files, sessions_csv, sessions_json
 from replay_site.figures.summary import SessionSummary, share_strings
 from replay_site.figures.totals import site_figures
 from replay_site.load import load_session
 from replay_site.model import Problem
 from replay_site.pages import search
-from replay_site.pages.render import Renderer
 from replay_site.pages.themes import theme_search_path
 from replay_site.readers import SessionSource
 from replay_site.redact import decisions, start_scanner
@@ -149,18 +154,23 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
         spooling = None if options.scheduler else spool_folder
         ahead = PagesAhead(page_pool, options) if page_pool is not None else None  # this process reads
-        reads = pool.map(partial(read_and_summarize, options=options, spool_folder=spooling, ahead=ahead), [(i, sources[i]) for i in stale])
-        for index, read in zip(stale, reads):
+        reading = dict(options=options, spool_folder=spooling, ahead=ahead)
+        set_aside = spooling and pool.processes > 1  # what each source's read gives the build waits on disk
+        task = partial(read_and_set_aside, folder=spooling, **reading) if set_aside else partial(read_and_summarize, **reading)
+        places = {}
+        for index, read in zip(stale, pool.map(task, [(i, sources[i]) for i in stale])):
+            if set_aside:
+                read, places[index] = read
             share_strings(read.summaries)
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
             picker.merge(read.picker)
             tick()
         if ahead is not None:
             ahead.stop()
+        pool.end_workers()  # before the build takes in what they read
+        result.summaries = _taken_back(per_source, places)
         for state in per_source:
-            result.summaries.extend(state.summaries)
             result.problems.extend(state.problems)
-        result.summaries = site_order(result.summaries)
         if options.strict and options.redact and (unreviewed := sum(s.unreviewed for s in result.summaries)):
             raise UnreviewedSecrets(unreviewed)
 
@@ -184,8 +194,16 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             source_tasks, write_pages = pickled_tasks(Path(spooling) / "pages.pickle", source_tasks), partial(run_pickled, write_pages)
             for index, navs in tasks:
                 cache.page_keys(sources[index], navs)
+            # ... and without the summaries set aside in pass 1, which the build takes back after
+            # (pages it holds beside pass 2's workers are copied as it touches them)
+            del all_navs
+            result.summaries = []
+            tasks = [(index, {} if index in places else navs) for index, navs in tasks]
+            for index in places:
+                per_source[index].summaries = []
         if tasks:  # pass 2's workers forked without the catalogue, with the renderer warm
             pool.reading_done(partial(warm_up, options))
+        made = []  # the sources whose pages pass 2 wrote, and what it made of each
         with executor as pass_two:
             # the ranges first: a long session's pages are the longest work
             written_by_range = pass_two.map(partial(write_page_range, options=options, out=writer.root), ranges)
@@ -204,8 +222,14 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
                     written, problems = written | by_range, problems + range_problems
                 writer.written |= written
                 result.problems.extend(problems)
-                cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, sorted(written))
+                made.append((index, navs, same, sorted(written)))
                 tick()
+        if places:
+            pool.end_workers()
+            result.summaries = _taken_back(per_source, places)
+    for index, navs, same, written in made:
+        state = per_source[index]
+        cache.remember(sources[index], state.states if same else None, state.summaries, state.problems, navs, written)
 
     files_read = _files_read(sources, per_source)
     result.inputs = account(files_read, result.problems, result.summaries)
@@ -235,7 +259,7 @@ def _write_site_files(writer: SiteWriter, result: BuildResult, picker: ComparePi
     comparisons = write_comparisons(picker, renderer, writer, lambda ref: load_session(ref, [], options.reading))
     for name, html in renderer.index_pages(result.summaries, site_figures(result.summaries), comparisons, result.inputs, rows):
         writer.refresh(name, html)
-    writer.refresh("sessions.json", sessions_json(result.summaries, renderer, result.inputs))
+    writer.refresh("sessions.json", sessions_json(result.summaries, renderer.env.globals["pricing"], result.inputs))
     writer.refresh("sessions.csv", sessions_csv(result.summaries))
     writer.refresh("files.html", renderer.files_page(changed_files(result.summaries), rows))
     # Read from the staging folder: kept pages' search files are linked there from the old site.
@@ -269,6 +293,16 @@ class _SourceState:
     states: list[FileState] | None  # the bytes the summaries come from (cache.py)
     spooled: str | None = None
     fresh: bool = False  # read in this build
+
+
+def _taken_back(per_source: list[_SourceState], places: dict[int, Place]) -> list[SessionSummary]:
+    """Every source's summaries in the site's order, those of the sources at `places` (their
+    summaries, problems and file states) taken back from where pass 1 set them aside."""
+    for index, place in places.items():
+        state = per_source[index]
+        state.summaries, state.problems, state.states = read_back(place)
+        share_strings(state.summaries)
+    return site_order([summary for state in per_source for summary in state.summaries])
 
 
 @contextmanager
@@ -360,28 +394,3 @@ def _cache_key(options: BuildOptions) -> str:
                 "redact_patterns": list(options.redact_patterns) if options.redact else [], "anonymize": options.anonymize,
                 "decisions": [sorted(options.decisions.allow), sorted(options.decisions.redact)] if options.redact else []}
     return settings_key(theme_search_path(options.theme), settings)
-
-
-_JSON_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-
-
-def sessions_json(summaries: list[SessionSummary], renderer: Renderer, inputs: Inputs) -> bytes:
-    """The document dumped a session at a time: as one document, every session's dict was
-    held at once beside the bytes (the large benchmark corpus, 3,000 sessions: 36 MiB at the
-    site-wide files' peak, for 9 MB written). "sessions", last of the sorted keys, is spliced
-    in, each session's lines indented by its depth (two levels: JSON strings hold no line break)."""
-    head = orjson.dumps({
-        "generator": f"replay-site {__version__}",
-        "inputs": inputs.to_json(),
-        "pricing": renderer.env.globals["pricing"],
-        "sessions": [],
-    }, option=_JSON_OPTIONS)
-    if not summaries:
-        return head
-    document = io.BytesIO()
-    document.write(head.removesuffix(b"[]\n}") + b"[\n")
-    for number, summary in enumerate(summaries):
-        document.write(b",\n    " if number else b"    ")
-        document.write(orjson.dumps(summary.to_json(), option=_JSON_OPTIONS).replace(b"\n", b"\n    "))
-    document.write(b"\n  ]\n}")
-    return document.getvalue()

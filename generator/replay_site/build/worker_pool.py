@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
+from replay_site.build.executors import InlineExecutor
 from replay_site.build.task_memory import drop_library_pages, libc, release_freed_memory, run_then_release
 
 _PR_SET_PDEATHSIG = 1
@@ -191,23 +192,36 @@ class PassPools:
         return self
 
     def map(self, function, items):
+        if self._pool is None:  # between the passes: nothing to map but an empty pass 2
+            return InlineExecutor.map(function, items)
         return self._pool.map(function, items)
 
     def submit(self, *args, **kwargs):
         return self._pool.submit(*args, **kwargs)
 
+    def end_workers(self) -> None:
+        """The workers forked from this process end (WorkerPool's exit; this process drops
+        the catalogue): pass 1's before the build takes in what they read, pass 2's before it
+        takes the summaries back (pipeline.py). Workers from a fork server stay for pass 2
+        (reading_done), and to the end."""
+        if self._pool is not None and self._context.get_start_method() == "fork":
+            self._pool.__exit__(None, None, None)
+            self._pool = None
+
     def reading_done(self, prepare: Callable[[], None]) -> None:
-        """Pass 1 is over: its workers end, this process drops the catalogue (WorkerPool's
-        exit), runs `prepare` (what every process of pass 2 loads: made once here, it is
-        shared) and forks pass 2's. Workers from a fork server keep theirs: it loads the
-        catalogue for every worker it forks (worker_preload)."""
+        """Pass 2 has pages to write: pass 1's workers end (end_workers), this process runs
+        `prepare` (what every process of pass 2 loads: made once here, it is shared) and forks
+        pass 2's. Workers from a fork server keep theirs: it loads the catalogue for every
+        worker it forks (worker_preload)."""
         if self._context.get_start_method() != "fork":
             return
-        self._pool.__exit__(None, None, None)
+        self.end_workers()
         prepare()
         self._pool = WorkerPool(self.processes, self._context, scanner=False)
 
     def __exit__(self, exc_type, exc, traceback):
+        if self._pool is None:
+            return False
         return self._pool.__exit__(exc_type, exc, traceback)
 
 
@@ -325,6 +339,7 @@ def load_shared(scanner: bool = True) -> None:
         except Exception:  # noqa: BLE001 (see above)
             pass
     gc.collect()  # garbage frozen now would never be collected
+    release_freed_memory()  # before the workers share the heap's pages: what is free now need not be
     gc.freeze()
     drop_library_pages()  # what loading ran (the catalogue: kingfisher's loader), before the workers share it
 
