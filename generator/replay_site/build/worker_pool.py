@@ -29,7 +29,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
-from replay_site.build.executors import InlineExecutor
 from replay_site.build.task_memory import drop_library_pages, libc, release_freed_memory, run_then_release
 
 _PR_SET_PDEATHSIG = 1
@@ -193,7 +192,7 @@ class PassPools:
 
     def map(self, function, items):
         if self._pool is None:  # between the passes: nothing to map but an empty pass 2
-            return InlineExecutor.map(function, items)
+            return (run_then_release(function, item) for item in items)
         return self._pool.map(function, items)
 
     def submit(self, *args, **kwargs):
