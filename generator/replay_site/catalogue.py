@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Iterator, NamedTuple
 
+from replay_site.forked import become_helper
+
 
 class ScannerUnavailable(RuntimeError):
     """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
@@ -104,11 +106,9 @@ class ScanningProcess:
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns into the build's code
             try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the build's to handle
                 os.close(ask)
                 os.close(answer)
-                _let_go_of_terminal()
-                _name_this_process()
+                become_helper(SCANNING_PROCESS_NAME)
                 _serve(questions, answers)
             finally:
                 os._exit(0)
@@ -165,24 +165,6 @@ def _widen(*pipes: int) -> None:
         for end in pipes:
             fcntl.fcntl(end, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
     except (ImportError, AttributeError, OSError):
-        pass
-
-
-def _let_go_of_terminal() -> None:
-    """Standard streams on /dev/null: a pipe the build writes to (`replay-site build | tee`)
-    ends with the build, whatever this process does meanwhile."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for stream in (0, 1, 2):
-        os.dup2(null, stream)
-    os.close(null)
-
-
-def _name_this_process() -> None:
-    """Its name in ps and /proc/PID/comm: a forked process shares the build's command line."""
-    try:
-        with open("/proc/self/comm", "wb") as comm:
-            comm.write(SCANNING_PROCESS_NAME)
-    except OSError:
         pass
 
 
