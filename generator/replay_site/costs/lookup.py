@@ -133,6 +133,8 @@ def _named_in(path: Path, within: int) -> dict[str, None]:
         return {}
     named: dict[str, None] = {}
     for line in lines:
+        if b'"model"' not in line:  # most lines (a tool's output, a prompt): not parsed
+            continue
         try:
             _models_in(orjson.loads(line), named, 0)
         except orjson.JSONDecodeError:
@@ -142,7 +144,7 @@ def _named_in(path: Path, within: int) -> dict[str, None]:
 
 _NAMED_WITHIN = 256 << 10  # bytes of a log's head, at most
 _NAMED_AT_LEAST = 16 << 10
-_NAMED_IN_ALL = 64 << 20  # of all the logs' heads
+_NAMED_IN_ALL = 16 << 20  # of all the logs' heads
 
 
 def _models_in(value: Any, named: dict[str, None], depth: int) -> None:
