@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 from collections.abc import Iterator
 
@@ -88,6 +89,20 @@ def test_a_long_text_is_scanned_here_and_the_process_ended(loading, monkeypatch)
     with catalogue.deferred_scans():
         assert catalogue.scan(text)
     assert catalogue._PROCESS is None and process.pid == 0
+
+
+def test_the_process_holds_no_pipe_of_the_build(monkeypatch):
+    """A pipe made before the scanning process (a program's own child process, talked to
+    through pipes) sees its end when that program closes its side, the process alive."""
+    reading, writing = os.pipe()
+    monkeypatch.setattr(catalogue, "_PROCESS", None)
+    catalogue.start_scanner()
+    try:
+        os.close(writing)
+        assert select.select([reading], [], [], 5)[0] and os.read(reading, 1) == b""  # the end, not a wait
+    finally:
+        os.close(reading)
+        catalogue._PROCESS.stop()
 
 
 def test_a_process_gone_leaves_the_scanning_to_this_one(loading):

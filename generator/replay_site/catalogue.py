@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Iterator, NamedTuple
 
-from replay_site.forked import become_helper
+from replay_site import become_helper
 
 
 class ScannerUnavailable(RuntimeError):
@@ -106,9 +106,7 @@ class ScanningProcess:
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns into the build's code
             try:
-                os.close(ask)
-                os.close(answer)
-                become_helper(SCANNING_PROCESS_NAME)
+                become_helper(SCANNING_PROCESS_NAME, questions, answers)
                 _serve(questions, answers)
             finally:
                 os._exit(0)

@@ -14,8 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from replay_site import cache_folder
-from replay_site.store.states import replace_file
+from replay_site import cache_folder, replace_file_at_once
 
 _FILE = "installed.json"
 _memo: dict[str, Any] | None = None  # this process's answers, read once
@@ -81,5 +80,5 @@ def _answer(question: str, ask: Callable[[], Any]) -> Any:
             _memo = {}
     if question not in _memo:
         _memo[question] = ask()
-        replace_file(cache_folder() / _FILE, json.dumps({"paths": _paths, "answers": _memo}).encode())
+        replace_file_at_once(cache_folder() / _FILE, [json.dumps({"paths": _paths, "answers": _memo}).encode()])
     return _memo[question]

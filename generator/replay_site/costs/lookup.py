@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
-from replay_site.forked import become_helper
+from replay_site import become_helper
 
 LOOKUP_PROCESS_NAME = b"replay-prices"
 _AHEAD: LookupProcess | None = None  # the build's lookup ahead (looking_up_ahead), until its answer is taken
@@ -34,8 +34,7 @@ class LookupProcess:
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns into the build's code
             try:
-                os.close(answer)
-                become_helper(LOOKUP_PROCESS_NAME)
+                become_helper(LOOKUP_PROCESS_NAME, answers)
                 with os.fdopen(answers, "wb") as outbox:
                     pickle.dump(work(), outbox, protocol=pickle.HIGHEST_PROTOCOL)
             finally:

@@ -24,9 +24,8 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replay_site import cache_folder, installed
+from replay_site import cache_folder, installed, replace_file_at_once
 from replay_site.costs.lookup import answer_ahead, looked_up, looking_up_ahead, named_in_heads
-from replay_site.store.states import replace_file
 from replay_site.model import Usage
 
 if TYPE_CHECKING:
@@ -200,7 +199,7 @@ def _remember(found: dict[str, Priced | None]) -> None:
     if len(memo) >= _MEMO_SIZE:
         return
     memo.update({**_read_memo(), **found})
-    replace_file(_memo_path(), pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL))
+    replace_file_at_once(_memo_path(), [pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL)])
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,12 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from replay_site import cache_folder
+from replay_site import cache_folder, replace_file_at_once
 from replay_site.store.file_state import MISSING, FileState, content_digest, same_bytes
 
 # The files and folders under a build's inputs, in walk order (tree_listing).
@@ -156,18 +155,6 @@ def unchanged_outputs(out: Path, key: str) -> set[str] | None:
 
 
 def replace_file(path: Path, value: Any) -> None:
-    """Replace `path` atomically (with `value` as JSON, bytes already encoded, or an iterator
-    of bytes written as they come); a cache that cannot be written only costs a later build time."""
-    chunks = [value] if isinstance(value, bytes) else value if isinstance(value, Iterator) else [json.dumps(value).encode()]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            for chunk in chunks:
-                stream.write(chunk)
-        os.replace(temp, path)
-    except OSError:
-        Path(temp).unlink(missing_ok=True)
+    """Replace `path` at once with `value`: as JSON, bytes already encoded, or an iterator of
+    bytes written as they come."""
+    replace_file_at_once(path, [value] if isinstance(value, bytes) else value if isinstance(value, Iterator) else [json.dumps(value).encode()])

@@ -16,8 +16,7 @@ from typing import Any
 
 import orjson
 
-from replay_site import cache_folder
-from replay_site.store.states import replace_file
+from replay_site import cache_folder, replace_file_at_once
 from replay_site.model import Fact, PullRequest, Session
 from replay_site.readers.fields import string
 from replay_site.readers.files import open_log, plain_name
@@ -119,7 +118,7 @@ def _project_summaries(folder: Path) -> dict[str, str]:
             here[str(path)] = [state, summaries]
         found.update(summaries)
     if local and memo != here:
-        replace_file(cache_folder() / _memo_name(folder), orjson.dumps(here))
+        replace_file_at_once(cache_folder() / _memo_name(folder), [orjson.dumps(here)])
     return found
 
 
