@@ -320,7 +320,7 @@ def load_shared(scanner: bool = True) -> None:
     from replay_site.readers import registry
     from replay_site.redact.detect import load_scanner
 
-    for warm_up in (registry, *([load_scanner, take_prices_ahead] if scanner else [])):
+    for warm_up in (registry, *([take_prices_ahead, load_scanner] if scanner else [])):
         try:
             warm_up()
         except Exception:  # noqa: BLE001 (see above)
