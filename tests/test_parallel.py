@@ -7,6 +7,7 @@ import gc
 import json
 import multiprocessing
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -378,21 +379,22 @@ def _with_output(line: dict, output: str) -> dict:
     return line
 
 
-def test_the_models_a_long_log_names_first_are_looked_up_for_the_build_by_a_worker(long_log, monkeypatch):
-    """A worker started before a long log is read looks up the models its first lines name
-    (table.resolve_named, while the build reads the log's shape); the build's process then
-    prices every step from the price memo, without loading the table."""
+def test_the_models_a_long_log_names_first_are_looked_up_ahead_for_the_build(long_log, monkeypatch):
+    """The models the first lines of a log to read name are looked up by a process of its own
+    while the build starts (table.prices_ahead); the build's process then prices every step
+    from its price memo, with no other lookup, and never imports genai-prices."""
     table.resolve.cache_clear()
     table._memo.cache_clear()
     table._memo_path().unlink(missing_ok=True)
-    table.resolve_named(long_log)
-    table.resolve.cache_clear()
-    table._memo.cache_clear()  # the build's process: only the memo file
+    imported = "genai_prices" in sys.modules
+    with table.prices_ahead([long_log]):
+        table.take_prices_ahead()
+    assert table._memo() and ("genai_prices" in sys.modules) == imported
 
-    def refuse():
-        raise AssertionError("the price table was loaded for a model the worker looked up")
+    def refuse(*args, **kwargs):
+        raise AssertionError("a model was looked up though the lookup ahead found the log's models")
 
-    monkeypatch.setattr(table, "load_price_table", refuse)
+    monkeypatch.setattr(table, "looked_up", refuse)
     session = load_session(str(long_log), [])
     assert session.cost.priced_steps == sum(1 for step in session.steps if step.usage) > 0
     table.resolve.cache_clear()

@@ -4,7 +4,8 @@ needed them, have all exited. Two workers are forced (-j 3: the build itself is 
 process that runs tasks), so even the small example logs start them all. The build's processes are sampled from /proc while it runs; the check comes
 right after it returns, with no grace period (before, the helpers ended only after the
 process that built). `replay-site build` runs no other thread, so it forks its workers
-itself, two for each pass, and starts no helper; a build() called while this test's sampler thread runs has its
+itself, two for each pass, and starts no helper but the price lookup's process, before the
+workers (costs/lookup.py), which ends with the build at the latest; a build() called while this test's sampler thread runs has its
 workers forked by a fork server, the same two for both passes. A build that reads in its own
 process has the secret scanner's catalogue loaded by a scanning process of its own; like the
 catalogue, it stays for the next build in the same process, and ends with that process."""
@@ -24,6 +25,7 @@ from processtools import command, descendants, name, running
 
 from replay_site.build.worker_pool import WORKER_NAME
 from replay_site.catalogue import SCANNING_PROCESS_NAME
+from replay_site.costs.lookup import LOOKUP_PROCESS_NAME
 
 from replay_site.build import pipeline as site
 
@@ -52,6 +54,8 @@ class Sampler(threading.Thread):
                 elif name(pid) == SCANNING_PROCESS_NAME.decode():
                     self.seen[pid] = "scanner"
                     self.streams.setdefault(pid, streams_of(pid))
+                elif name(pid) == LOOKUP_PROCESS_NAME.decode():
+                    self.seen[pid] = "prices"
                 elif pid not in self.seen and "multiprocessing" in (line := command(pid)):
                     self.seen[pid] = line
             time.sleep(0.005)
@@ -105,7 +109,8 @@ def watched_build(tmp_path: Path, *arguments: str) -> Sampler:
 def test_replay_site_build_exits_with_no_process_of_its_own_left(tmp_path):
     seen = watched_build(tmp_path, str(DATA), "-o", str(tmp_path / "site"), "-q", "-j", "3").seen
     check_none_left(seen, workers=4)  # forked for each pass (worker_pool.PassPools)
-    assert not [line for line in seen.values() if line != "worker"], f"helpers started: {seen}"
+    # the price lookup's process (an empty price memo: costs/lookup.py), and no other helper
+    assert sorted(set(seen.values())) == ["prices", "worker"], f"helpers started: {seen}"
 
 
 def test_a_rebuild_after_an_appended_turn_leaves_no_scanner_process(tmp_path):
@@ -119,6 +124,7 @@ def test_a_rebuild_after_an_appended_turn_leaves_no_scanner_process(tmp_path):
     log.write_text(log.read_text() + json.dumps({"role": "user", "content": "one more question", "timestamp": "2026-11-23T09:00:00"}) + "\n")
     sampler = watched_build(tmp_path, *arguments)
     seen = sampler.seen
+    # alone: no price lookup's process, the price memo having the log's models (costs.table.prices_ahead)
     assert list(seen.values()) == ["scanner"], f"the scanner's process not seen alone, so nothing was checked: {seen}"
     check_none_left(seen, workers=0)
     # a pipe the build writes to (`replay-site build | tee`) ends with the build, not with it

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Iterator, NamedTuple
 
+from replay_site import become_helper
+
 
 class ScannerUnavailable(RuntimeError):
     """Redaction was asked for but its catalogue cannot load: stop rather than publish secrets."""
@@ -35,7 +37,6 @@ _DEFERRED_BYTES = 0
 # meanwhile stays small whatever the machine's speed.
 DEFER_AT_MOST = 8 << 20
 _PIPE_BYTES = 1 << 20
-_MOST_DESCRIPTORS = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1 << 16
 # A text this long (a 300 MB tool output) is scanned here, and the scanning process ended:
 # sent there, it would be held by both processes at once.
 SCANNED_HERE_FROM = 16 << 20
@@ -105,10 +106,7 @@ class ScanningProcess:
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns into the build's code
             try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the build's to handle
-                _close_all_but(questions, answers)
-                _let_go_of_terminal()
-                _name_this_process()
+                become_helper(SCANNING_PROCESS_NAME, questions, answers)
                 _serve(questions, answers)
             finally:
                 os._exit(0)
@@ -165,36 +163,6 @@ def _widen(*pipes: int) -> None:
         for end in pipes:
             fcntl.fcntl(end, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
     except (ImportError, AttributeError, OSError):
-        pass
-
-
-def _close_all_but(*kept: int) -> None:
-    """Close every descriptor inherited from the build but its standard streams and `kept`:
-    a copy of another pipe's writing end, held as long as this process lives, would keep
-    whoever reads that pipe from ever seeing its end (a build run inside a program that
-    talks to its own child processes through pipes, and waits for them to see the end)."""
-    low = 3
-    for fd in sorted(kept):
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, _MOST_DESCRIPTORS)
-
-
-def _let_go_of_terminal() -> None:
-    """Standard streams on /dev/null: a pipe the build writes to (`replay-site build | tee`)
-    ends with the build, whatever this process does meanwhile."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for stream in (0, 1, 2):
-        os.dup2(null, stream)
-    os.close(null)
-
-
-def _name_this_process() -> None:
-    """Its name in ps and /proc/PID/comm: a forked process shares the build's command line."""
-    try:
-        with open("/proc/self/comm", "wb") as comm:
-            comm.write(SCANNING_PROCESS_NAME)
-    except OSError:
         pass
 
 

@@ -48,7 +48,7 @@ from replay_site.build.source_passes import (
 )
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
-from replay_site.costs.table import resolve_named
+from replay_site.costs.table import prices_ahead
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv, sessions_json
@@ -146,9 +146,10 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
             per_source.append(_SourceState(*cached))
     stale_bytes = [_bytes_of([sources[i]]) for i in stale]
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
+            prices_ahead([sources[i].path for i in stale], wanted=not options.scheduler), \
             _executor(options, sum(stale_bytes), len(stale)) as pool, \
             _scanning_here(options, pool, stale), \
-            _page_workers(options, pool, [sources[i] for i in stale], stale_bytes) as page_pool:
+            _page_workers(options, pool, stale_bytes) as page_pool:
         for _ in range(len(sources) - len(stale)):  # after the workers started: a progress bar runs a thread
             tick()
         # A cluster's workers cannot see this machine's spool: pass 2 reads the logs again there.
@@ -315,9 +316,9 @@ def _scanning_here(options: BuildOptions, pool, stale: list[int]) -> Iterator[No
     yield
 
 
-def _page_workers(options: BuildOptions, pool, stale: list[SessionSource], sizes: list[int]):
+def _page_workers(options: BuildOptions, pool, sizes: list[int]):
     """Workers for pass 2 started before pass 1, when this process is to read (-j 0, little to
-    read) a source (of `stale`, `sizes` bytes each) large enough to hold a session worth sharing
+    read) a source (of the stale sources, `sizes` bytes each) large enough to hold a session worth sharing
     by page range: they make ready to render (page_ranges.warm_up) on the cores idle while this
     process reads."""
     largest = max(sizes, default=0)
@@ -327,11 +328,8 @@ def _page_workers(options: BuildOptions, pool, stale: list[SessionSource], sizes
     if workers < 2:
         return nullcontext(None)
     # Workers that only render: the secret scanner's catalogue (~0.4 s of a core) loads in a
-    # process of its own beside the reading (_scanning_here), not in these; the
-    # price table neither (~0.2 s): a worker looks up the models the long log names first, and
-    # this process finds them in the price memo (costs/table.py) when it prices its first steps.
+    # process of its own beside the reading (_scanning_here), not in these.
     page_pool = executor_of(workers, scanner=False)
-    page_pool.submit(resolve_named, stale[sizes.index(largest)].path)
     for _ in range(page_pool.processes):
         page_pool.submit(partial(warm_up, options, parsers=False))
     return page_pool

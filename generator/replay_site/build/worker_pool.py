@@ -322,17 +322,18 @@ def worker_context():
 def load_shared(scanner: bool = True) -> None:
     """Load what every worker needs besides the modules its tasks run (imported already by
     pipeline.py, which starts the pool, and by the fork server's worker_preload): every
-    reader and, unless `scanner` is false (workers that only render), the price table and the
+    reader and, unless `scanner` is false (workers that only render), the prices of the models
+    the logs' heads name (looked up by a process of its own: costs.table.prices_ahead) and the
     secret scanner's compiled catalogue (~30 MiB on its own); then freeze it all out of the
     garbage collector, whose passes would otherwise write to (and so copy) every page the
     workers share with the process they are forked from. Each
     only warms a cache: what fails here fails again in the worker that needs it, which
     reports it the way the build always does."""
-    from replay_site.costs.table import load_price_table
+    from replay_site.costs.table import take_prices_ahead
     from replay_site.readers import registry
     from replay_site.redact.detect import load_scanner
 
-    for warm_up in (registry, *([load_price_table, load_scanner] if scanner else [])):
+    for warm_up in (registry, *([take_prices_ahead, load_scanner] if scanner else [])):
         try:
             warm_up()
         except Exception:  # noqa: BLE001 (see above)

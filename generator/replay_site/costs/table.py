@@ -1,7 +1,8 @@
 """genai-prices' table as plain data, and the price memo that keeps it between runs.
 
 The table (genai-prices' bundled data, never the network) is loaded only to look up a model
-string not seen before. What the lookup finds is kept as plain data (`Priced`: the model's
+string not seen before, and then by a short-lived process of its own (costs/lookup.py), never
+by a process of the build. What the lookup finds is kept as plain data (`Priced`: the model's
 id and its price periods, each with its constraint and a `Plan` of plain arithmetic) in the
 memo, a file in replay-site's cache folder, so that a build pricing only models priced before
 (a rebuild after one appended turn) never imports genai-prices (~0.3 s of a core, more than
@@ -19,13 +20,12 @@ import types
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from replay_site import cache_folder, installed, replace_file_at_once
+from replay_site.costs.lookup import answer_ahead, looked_up, looking_up_ahead, named_in_heads
 from replay_site.model import Usage
 
 if TYPE_CHECKING:
@@ -82,49 +82,59 @@ def _updater_name(name: str) -> Any:
 @lru_cache(maxsize=1024)
 def resolve(model: str) -> Priced | None:
     """The price table's entry for a model string, as plain data: from the memo of earlier
-    runs when it has the string, else looked up in the table (and added to the memo)."""
+    runs (or of the build's lookup ahead) when it has the string, else looked up in the table
+    by a process of its own (costs/lookup.py) and added to the memo."""
+    found = _look_up_missing([model])
     memo = _memo()
-    if model in memo:
-        return memo[model]
-    found = _find_in_table(model)
-    answer = None if found is None else priced(found)
-    _remember(model, answer)
-    return answer
+    return memo[model] if model in memo else found.get(model)
 
 
-def resolve_named(path: Path) -> None:
-    """Look up the models the first lines of the log at `path` name (the strings under a
-    `model` key, as every format we read names them) and add them to the memo, for another
-    process to find them there: a worker idle while the build starts reading a long log,
-    which would otherwise import the table for them (~0.2 s of its core). What is not a
-    model, or not in that log after all, costs only this process's time."""
-    try:
-        with open(path, "rb") as stream:
-            lines = stream.read(_NAMED_WITHIN).split(b"\n")[:-1]
-    except (OSError, TypeError):  # gone, or an object in a store (a UPath): the build looks them up itself
-        return
-    named: dict[str, None] = {}
-    for line in lines:
-        try:
-            _models_in(orjson.loads(line), named, 0)
-        except orjson.JSONDecodeError:
-            continue
-    for model in named:
-        resolve(model)
+def _look_up_missing(models: list[str]) -> dict[str, Priced | None]:
+    memo = _memo()
+    if all(model in memo for model in models):
+        return {}
+    take_prices_ahead()
+    memo.update(_read_memo())  # what other processes (a build's workers) looked up meanwhile
+    missing = [model for model in models if model not in memo]
+    if not missing:
+        return {}
+    work = partial(look_up_here, missing)
+    found = looked_up(work, fallback=work)
+    _remember(found)
+    return found
 
 
-_NAMED_WITHIN = 256 << 10  # bytes of a log's head
+def look_up_here(models: list[str]) -> dict[str, Priced | None]:
+    """`models` looked up in the table, in this process (which imports genai-prices)."""
+    return {model: None if (found := _find_in_table(model)) is None else priced(found) for model in models}
 
 
-def _models_in(value: Any, named: dict[str, None], depth: int) -> None:
-    if depth > 4:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "model" and isinstance(item, str) and len(named) < 8:
-                named[item] = None
-            else:
-                _models_in(item, named, depth + 1)
+def prices_ahead(paths: list[Path], wanted: bool = True):
+    """While a build runs (a context): the models the heads of the logs at `paths` name
+    (lookup.named_in_heads) that the memo lacks, looked up by a process of its own while the
+    build starts; take_prices_ahead() adds them to this process's memo (before the workers
+    fork, so that they find them there too)."""
+    if wanted and len(paths) <= _HEADS_READ_HERE:  # a rebuild after a few logs changed: no process if none is new
+        memo = _memo()
+        wanted = any(model not in memo for model in named_in_heads(paths))
+    return looking_up_ahead(partial(_look_up_named, paths), wanted and bool(paths))
+
+
+def take_prices_ahead() -> None:
+    """Add the lookup ahead's answers to the memo, waiting for them (none: at once)."""
+    found = answer_ahead()
+    if found:
+        _memo().update(found)
+        _remember(found)
+
+
+def _look_up_named(paths: list[Path]) -> dict[str, Priced | None]:
+    """The lookup ahead's work."""
+    memo = _memo()
+    return look_up_here([model for model in named_in_heads(paths) if model not in memo][:_MEMO_SIZE])
+
+
+_HEADS_READ_HERE = 4
 
 
 def _find_in_table(model: str) -> gp.ModelInfo | None:
@@ -182,13 +192,13 @@ def _memo() -> dict[str, Priced | None]:
     return _read_memo()
 
 
-def _remember(model: str, answer: Priced | None) -> None:
-    """Add one answer to the memo file, merged with what other processes (a build's workers)
+def _remember(found: dict[str, Priced | None]) -> None:
+    """Add answers to the memo file, merged with what other processes (a build's workers)
     wrote meanwhile; a memo that cannot be written only costs the next run the table."""
     memo = _memo()
     if len(memo) >= _MEMO_SIZE:
         return
-    memo.update({**_read_memo(), model: answer})
+    memo.update({**_read_memo(), **found})
     replace_file_at_once(_memo_path(), [pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL)])
 
 
