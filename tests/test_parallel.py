@@ -7,6 +7,7 @@ import gc
 import json
 import multiprocessing
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,25 +44,36 @@ def test_parallel_and_serial_builds_are_byte_identical(tmp_path):
     assert snapshot(parallel) == pages
 
 
-def test_what_pass_one_makes_of_each_source_waits_on_disk_while_workers_run(tmp_path, monkeypatch):
+# Run in a fresh interpreter: the console entry's build runs no other thread, so it forks its
+# workers (a process running other threads, as a test run may, uses a fork server's, which stay).
+_TAKEN_BACK = """
+import json, multiprocessing, sys
+from pathlib import Path
+from replay_site.build import pipeline as site
+taken, original = [], site._taken_back
+
+def recording(per_source, places):
+    taken.append([len(multiprocessing.active_children()), len(places), sum(len(state.summaries) for state in per_source)])
+    return original(per_source, places)
+
+site._taken_back = recording
+result = site.build([Path(sys.argv[1])], Path(sys.argv[2]), site.BuildOptions(jobs=2, incremental=False))
+print(json.dumps({"taken": taken, "summaries": len(result.summaries)}))
+"""
+
+
+def test_what_pass_one_makes_of_each_source_waits_on_disk_while_workers_run(tmp_path):
     """Issue 20: with workers, each source's summaries, problems and file states from pass 1
     are set aside in a file, not held by the build while pass 1 reads (they grew it to its
     peak) nor while pass 2's workers run beside it; it takes them back once each pass's
     workers have ended, for the same site as a build in one process."""
-    taken = []
-    original = site._taken_back
-    before = set(multiprocessing.active_children())  # an earlier test's, not this build's
-
-    def recording(per_source, places):
-        workers = set(multiprocessing.active_children()) - before
-        taken.append((len(workers), len(places), sum(len(state.summaries) for state in per_source)))
-        return original(per_source, places)
-
-    monkeypatch.setattr(site, "_taken_back", recording)
-    result = site.build([DATA], tmp_path / "site", site.BuildOptions(jobs=2, incremental=False))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "generator"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, "-c", _TAKEN_BACK, str(DATA), str(tmp_path / "site")],
+                         env=env, capture_output=True, text=True, check=True)
+    found = json.loads(run.stdout.splitlines()[-1])
     sources = len(site.discover([DATA], site.pick_readers("auto"), []))
-    assert taken == [(0, sources, 0), (0, sources, 0)]  # after pass 1, after pass 2
-    assert len(result.summaries) > 10
+    assert found["taken"] == [[0, sources, 0], [0, sources, 0]]  # after pass 1, after pass 2: no worker, no summary held
+    assert found["summaries"] > 10
 
 
 def test_rendering_leaves_frozen_objects_frozen(tmp_path):
