@@ -156,11 +156,11 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         spooling = None if options.scheduler else spool_folder
         ahead = PagesAhead(page_pool, options) if page_pool is not None else None  # this process reads
         reading = dict(options=options, spool_folder=spooling, ahead=ahead)
-        set_aside = spooling and pool.processes > 1  # what each source's read gives the build waits on disk
-        task = partial(read_and_set_aside, folder=spooling, **reading) if set_aside else partial(read_and_summarize, **reading)
+        pooled = spooling and pool.processes > 1  # workers of this machine beside this process (a cluster's cannot read the spool)
+        task = partial(read_and_set_aside, folder=spooling, **reading) if pooled else partial(read_and_summarize, **reading)
         places = {}
         for index, read in zip(stale, pool.map(task, [(i, sources[i]) for i in stale])):
-            if set_aside:
+            if pooled:  # what each source's read gives the build waits on disk
                 read, places[index] = read
             share_strings(read.summaries)
             per_source[index] = _SourceState(read.summaries, read.problems, read.states, read.spooled, fresh=True)
@@ -191,7 +191,7 @@ def _build(roots: list[Path], writer: SiteWriter, options: BuildOptions, progres
         ranges, executor = _pass_two(pool, page_pool, options, tasks, per_source)
         source_tasks = [_source_pages(sources[i], navs, per_source[i], ranges) for i, navs in tasks]
         write_pages = partial(write_source_pages, options=options, out=writer.root)
-        if spooling and pool.processes > 1:  # pass 2's workers to be forked: read back by whoever runs each (pickled_tasks)
+        if pooled:  # pass 2's workers to be forked: read back by whoever runs each (pickled_tasks)
             source_tasks, write_pages = pickled_tasks(Path(spooling) / "pages.pickle", source_tasks), partial(run_pickled, write_pages)
             for index, navs in tasks:
                 cache.page_keys(sources[index], navs)
