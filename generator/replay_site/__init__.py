@@ -1,9 +1,11 @@
 """replay-site: static HTML replays of AI coding agent sessions."""
+import atexit
 import gc
 import os
 import signal
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import IO
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -61,3 +63,43 @@ def become_helper(name: bytes, *kept: int) -> None:
             comm.write(name)
     except OSError:
         pass
+
+
+class HelperProcess:
+    """A process forked from the build to serve it (catalogue.ScanningProcess,
+    costs.lookup.LookupProcess): it does what become_helper does, keeping the descriptors
+    `kept`, runs `serve` and exits, never returning into the build's code. This side talks to it
+    through `streams` (its ends of the pipes), and ends it by a kill (stop): when it is done,
+    not needed after all, or at this process's exit; a process forked from the build forgets it."""
+
+    def __init__(self, name: bytes, serve: Callable[[], None], *kept: int) -> None:
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                become_helper(name, *kept)
+                serve()
+            finally:
+                os._exit(0)
+        for fd in kept:
+            os.close(fd)
+        self.streams: list[IO[bytes]] = []
+        atexit.register(self.stop)
+
+    def stop(self) -> None:
+        if self.pid > 0:
+            try:
+                os.kill(self.pid, signal.SIGKILL)  # done, or not needed after all: no need to let it finish
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        self.forget()
+
+    def forget(self) -> None:
+        """Close this side; in a process forked from the build, the process is not its child."""
+        for stream in self.streams:
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.pid = 0
+        atexit.unregister(self.stop)

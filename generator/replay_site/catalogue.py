@@ -5,17 +5,15 @@ process the moment it knows a few logs changed, before the build's own imports; 
 asks it, meanwhile, only before publishing (deferred_scans)."""
 from __future__ import annotations
 
-import atexit
 import os
 import pickle
 import select
-import signal
 import threading
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Iterator, NamedTuple
 
-from replay_site import become_helper
+from replay_site import HelperProcess
 
 
 class ScannerUnavailable(RuntimeError):
@@ -93,7 +91,7 @@ class _Finding(NamedTuple):
     is_base64_encoded: bool
 
 
-class ScanningProcess:
+class ScanningProcess(HelperProcess):
     """A forked process that loads the catalogue, says so ('R', or '?' when it cannot), then
     scans what it is sent, one pickled request at a time: ("scan", text) -> its visible
     findings, ("any", texts) -> whether it finds anything in one of them. It ends when this
@@ -103,18 +101,10 @@ class ScanningProcess:
         questions, ask = os.pipe()
         answer, answers = os.pipe()
         _widen(ask, answers)
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: never returns into the build's code
-            try:
-                become_helper(SCANNING_PROCESS_NAME, questions, answers)
-                _serve(questions, answers)
-            finally:
-                os._exit(0)
-        os.close(questions)
-        os.close(answers)
+        super().__init__(SCANNING_PROCESS_NAME, partial(_serve, questions, answers), questions, answers)
         self.requests, self.replies = os.fdopen(ask, "wb"), os.fdopen(answer, "rb")
+        self.streams = [self.requests, self.replies]
         self.state = b""  # b"R" once loaded, b"?" when it cannot scan
-        atexit.register(self.stop)
 
     def loaded(self, wait: bool) -> bool:
         """Whether the catalogue is loaded there (waiting for it to be, if `wait`); false for good
@@ -135,24 +125,9 @@ class ScanningProcess:
             self.state = b"?"
             return None
 
-    def stop(self) -> None:
-        if self.pid <= 0:
-            return
-        try:
-            os.kill(self.pid, signal.SIGKILL)  # done, or not needed after all: no need to let it finish loading
-            os.waitpid(self.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        self.forget()
-
     def forget(self) -> None:
-        """Close this side; in a process forked from the build, the process is not its child."""
-        for stream in (self.requests, self.replies):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        self.pid, self.state = 0, b"?"
+        super().forget()
+        self.state = b"?"
 
 
 def _widen(*pipes: int) -> None:

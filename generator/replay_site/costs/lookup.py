@@ -9,39 +9,30 @@ up in a process of its own when met. Where no process can be forked, or it fails
 lookup runs here, as it always did: the costs are the same either way."""
 from __future__ import annotations
 
-import atexit
 import os
 import pickle
-import signal
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import orjson
 
-from replay_site import become_helper
+from replay_site import HelperProcess
 
 LOOKUP_PROCESS_NAME = b"replay-prices"
 _AHEAD: LookupProcess | None = None  # the build's lookup ahead (looking_up_ahead), until its answer is taken
 
 
-class LookupProcess:
+class LookupProcess(HelperProcess):
     """A forked process that runs `work` (no argument) and sends back its pickled result; it
     ends then, or by a kill when this process ends it or exits first."""
 
     def __init__(self, work: Callable[[], Any]) -> None:
         answer, answers = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: never returns into the build's code
-            try:
-                become_helper(LOOKUP_PROCESS_NAME, answers)
-                with os.fdopen(answers, "wb") as outbox:
-                    pickle.dump(work(), outbox, protocol=pickle.HIGHEST_PROTOCOL)
-            finally:
-                os._exit(0)
-        os.close(answers)
+        super().__init__(LOOKUP_PROCESS_NAME, partial(_send, work, answers), answers)
         self.replies = os.fdopen(answer, "rb")
-        atexit.register(self.stop)
+        self.streams = [self.replies]
 
     def answer(self) -> Any:
         """`work`'s result (waiting for it), or None when the process could not give it."""
@@ -52,20 +43,11 @@ class LookupProcess:
         finally:
             self.stop()
 
-    def stop(self) -> None:
-        if self.pid > 0:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-        self.forget()
 
-    def forget(self) -> None:
-        """Close this side; in a process forked from the build, the process is not its child."""
-        self.replies.close()
-        self.pid = 0
-        atexit.unregister(self.stop)
+def _send(work: Callable[[], Any], answers: int) -> None:
+    """The lookup process's work (LookupProcess)."""
+    with os.fdopen(answers, "wb") as outbox:
+        pickle.dump(work(), outbox, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def looked_up(work: Callable[[], dict], fallback: Callable[[], dict]) -> dict:
