@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from gen_long_session import write_long_claude_session  # noqa: E402
 from test_browser import CHROMIUM, LAUNCH_ARGS  # noqa: E402
 
-from replay_site.build import pipeline as site  # noqa: E402
+from replay_site.pipeline import stages as site  # noqa: E402
 from replay_site.pages import paging, search
 
 

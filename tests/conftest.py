@@ -40,7 +40,7 @@ def data() -> Path:
 @pytest.fixture(scope="session")
 def data_site(tmp_path_factory) -> Path:
     """The site of tests/data, built once for every test that only reads it."""
-    from replay_site.build import pipeline
+    from replay_site.pipeline import stages as pipeline
 
     out = tmp_path_factory.mktemp("data-site")
     pipeline.build([DATA], out, pipeline.BuildOptions())
@@ -52,7 +52,7 @@ def built(tmp_path_factory) -> tuple[Path, dict]:
     """The whole corpus built once; (site folder, sessions.json)."""
     if not CORPUS.is_dir():
         pytest.skip(f"real corpus not found at {CORPUS}")
-    from replay_site.build import pipeline as site
+    from replay_site.pipeline import stages as site
 
     out = tmp_path_factory.mktemp("corpus-site")
     site.build([CORPUS], out, site.BuildOptions())

@@ -146,7 +146,7 @@ def write_huge_line_session(path: Path, message_mb: int = 0, output_mb: int = 0)
 
 def build_long_site(folder: Path, steps: int) -> tuple[Path, Path]:
     """A site of one generated session of `steps` steps under `folder`: (site root, its first page)."""
-    from replay_site.build import pipeline
+    from replay_site.pipeline import stages as pipeline
 
     write_long_claude_session(folder / "logs" / "long" / "long.jsonl", steps=steps)
     pipeline.build([folder / "logs" / "long"], folder / "site", pipeline.BuildOptions())

@@ -25,7 +25,7 @@ def main() -> None:
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="profile-build-") as work:
         os.environ["XDG_CACHE_HOME"] = str(Path(work) / "cache")
-        from replay_site.build import pipeline as site
+        from replay_site.pipeline import stages as site
 
         profile = cProfile.Profile(time.process_time)
         profile.enable()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 DATA = Path(__file__).parent / "data"
 SESSION = "d5000000-0000-4000-8000-00000000000a"

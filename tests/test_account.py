@@ -10,7 +10,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from typer.testing import CliRunner
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.cli.app import app
 from replay_site.load import ReadOptions, iter_sessions
 

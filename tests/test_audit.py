@@ -22,7 +22,7 @@ import pytest
 from sitetools import soup, step_numbers
 from typer.testing import CliRunner
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.cli.app import app
 from replay_site.costs import pricing_source
 from replay_site.figures.failures import command_key, what_went_wrong

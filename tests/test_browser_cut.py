@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.pages import search, views_steps
 
 SESSION = "c0700000-0000-4000-8000-0000000000cu"

@@ -14,7 +14,7 @@ import pytest
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.pages import paging
 
 ROOT = Path(__file__).parent.parent

@@ -18,8 +18,8 @@ from benchmark_corpus import claude_corpus
 from clustertools import local_cluster
 from distributed import Client
 
-from replay_site.build import pipeline
-from replay_site.build.cluster import ClusterUnavailable, DaskExecutor
+from replay_site.pipeline import stages as pipeline
+from replay_site.runtime.cluster import ClusterUnavailable, DaskExecutor
 from replay_site.discover import discover, pick_readers
 
 DATA = Path(__file__).parent / "data"

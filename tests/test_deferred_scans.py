@@ -15,7 +15,7 @@ from publishtools import copy_logs, snapshot
 from secret_set import SECRETS
 
 from replay_site import catalogue
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 GITHUB = SECRETS["github-pat"]
 

@@ -9,7 +9,7 @@ import pytest
 from sitetools import external_references, soup
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 CLAUDE = "c2100000-0000-4000-8000-000000000021"
 CODEX_CHILD = "01a05c69-58b8-7000-8000-00000000c001"

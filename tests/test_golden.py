@@ -8,7 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.cli.build_command import EXAMPLES_TITLE
 from replay_site.load import examples_dir
 

@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup
 from hostile import FOLDER, LITERAL, build_hostile_logs
 from test_browser import browser  # noqa: F401 - the shared Chromium fixture
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 FORMATS = ("claude", "codex", "glue", "gptme", "rlm")
 INJECTED_TAGS = {"iframe", "object", "embed", "textarea", "xmp", "plaintext", "form", "base", "title", "style", "img"}

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from benchmark_corpus import claude_corpus, claude_turn
 
-from replay_site.build import pipeline as site
-from replay_site.build import source_passes
+from replay_site.pipeline import stages as site
+from replay_site.pipeline import source_passes
 from replay_site.costs import table
 from replay_site.pages.render import Renderer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sitetools import soup
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.figures.summary import OUTCOMES, outcome, share_strings
 from replay_site.model import Session, Step, ToolCall
 

@@ -15,8 +15,8 @@ from bs4 import BeautifulSoup
 from synthetic_summaries import summaries
 from test_browser import browser, watched_page  # noqa: F401  (the module's chromium fixture)
 
-from replay_site.build import pipeline
-from replay_site.build.order import site_order
+from replay_site.pipeline import stages as pipeline
+from replay_site.pipeline.order import site_order
 from replay_site.figures.totals import site_figures
 from replay_site.pages import paging, search, views_index
 from replay_site.pages.render import Renderer

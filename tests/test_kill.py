@@ -20,8 +20,8 @@ import pytest
 from processtools import descendants, survivors, workers_in
 from publishtools import DATA, copy_logs, siblings, snapshot
 
-from replay_site.build import pipeline as site
-from replay_site.build import source_passes
+from replay_site.pipeline import stages as site
+from replay_site.pipeline import source_passes
 from replay_site.store import publish
 from replay_site.store.cache import BuildCache
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 DATA = Path(__file__).parent / "data"
 CLAUDE_MAIN = "claude/-home-dev-calc-demo/5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c.jsonl"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
 
-from replay_site.build import pipeline as site
-from replay_site.build import source_passes, spool
+from replay_site.pipeline import stages as site
+from replay_site.pipeline import source_passes, spool
 from replay_site.discover import discover, pick_readers
 from replay_site.figures.summary import summarize
 from replay_site.load import load_session

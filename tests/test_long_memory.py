@@ -11,8 +11,8 @@ import tracemalloc
 import pytest
 from gen_long_session import write_long_claude_session
 
-from replay_site.build import pipeline as site
-from replay_site.build import source_passes, spool
+from replay_site.pipeline import stages as site
+from replay_site.pipeline import source_passes, spool
 from replay_site.discover import discover, pick_readers
 from replay_site.pages import views_audit
 from replay_site.readers import registry

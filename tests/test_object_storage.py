@@ -22,7 +22,7 @@ pytest.importorskip("upath")
 import fsspec
 from moto.server import ThreadedMotoServer
 
-from replay_site.build import pipeline
+from replay_site.pipeline import stages as pipeline
 from replay_site.readers.files import location
 from replay_site.store.objects import CACHE_OBJECT
 from replay_site.store.publish import MANIFEST, PublishError

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from replay_site.build import options
-from replay_site.build.pipeline import BuildOptions
+from replay_site.pipeline import options
+from replay_site.pipeline.stages import BuildOptions
 from replay_site.cli import entry
 from replay_site.cli.app import app
 

@@ -12,7 +12,7 @@ from gen_long_session import FAIL_EVERY, PROMPT_EVERY, write_long_claude_session
 from sitetools import render_whole, soup
 from test_site import glue_session
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.diffs import diff_view
 from replay_site.discover import find_sources
 from replay_site.model import Cost, CostTotal, FileChange

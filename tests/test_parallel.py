@@ -18,9 +18,10 @@ from gen_long_session import write_long_claude_session
 
 from concurrent.futures import Future
 
-from replay_site.build import page_ranges, spool, task_memory
-from replay_site.build import pipeline as site
-from replay_site.build.worker_pool import PassPools, WorkerPool
+from replay_site.pipeline import page_ranges, spool
+from replay_site.runtime import task_memory
+from replay_site.pipeline import stages as site
+from replay_site.runtime.worker_pool import PassPools, WorkerPool
 from replay_site.costs import table
 from replay_site.load import StreamedRead, load_session
 from replay_site.model import CostTotal
@@ -49,7 +50,7 @@ def test_parallel_and_serial_builds_are_byte_identical(tmp_path):
 _TAKEN_BACK = """
 import json, multiprocessing, sys
 from pathlib import Path
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 taken, original = [], site._taken_back
 
 def recording(per_source, places):

@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 from processtools import command, descendants, name, running
 
-from replay_site.build.worker_pool import WORKER_NAME
+from replay_site.runtime.worker_pool import WORKER_NAME
 from replay_site.catalogue import SCANNING_PROCESS_NAME
 from replay_site.costs.lookup import LOOKUP_PROCESS_NAME
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 DATA = Path(__file__).parent / "data"
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"

@@ -18,7 +18,7 @@ import pytest
 from publishtools import copy_logs, siblings, snapshot
 from typer.testing import CliRunner
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.cli.app import app
 from replay_site.store import publish, writer
 

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from test_incremental import calls_of, glue_and_gptme_logs, snapshot
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.pages.themes import themes_dir
 from replay_site.store.fragments import FragmentMemo
 from replay_site.store.states import cache_path

@@ -10,8 +10,8 @@ from secret_set import SECRETS
 from test_site import glue_session
 from typer.testing import CliRunner
 
-from replay_site.build import pipeline as site
-from replay_site.build import source_passes
+from replay_site.pipeline import stages as site
+from replay_site.pipeline import source_passes
 from replay_site.cli.app import app
 from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Variable
 from replay_site.redact import Detector, redact_session

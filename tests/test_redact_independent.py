@@ -19,7 +19,7 @@ import pytest
 from claude_transcript import ClaudeTranscript
 from fake_secrets import FAKES, NON_SECRETS, PROVIDERS, Fake
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 CLAUDE_ID = "c1a0de00-0000-4000-8000-000000000001"
 RED, RESET = "\x1b[31m", "\x1b[0m"

@@ -18,7 +18,7 @@ import pytest
 from claude_transcript import ClaudeTranscript
 from secret_set import NON_SECRETS, SECRETS
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 SESSION = "9f1c2d3e-4a5b-4c6d-8e7f-0a1b2c3d4e5f"
 RED, RESET = "\x1b[31m", "\x1b[0m"

@@ -81,7 +81,7 @@ def test_unencodable_text_and_mixed_timestamps_are_settled_at_the_reader_boundar
     # refuses the line, the standard library reads it), "\\ud800" and "\\u0000" inside the
     # JSON-in-a-string output, a NUL in the cwd, and two lines (2 and 4) whose timestamps
     # have no offset among lines with "Z" / "+00:00".
-    from replay_site.build import pipeline as site
+    from replay_site.pipeline import stages as site
 
     [source] = discover([DATA / "codex/hostile-text.jsonl"], [registry()["codex"]], [])
     [session] = registry()["codex"].read(source)

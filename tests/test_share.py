@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup
 from publishtools import siblings
 
 from replay_site import ansi
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 
 DATA = Path(__file__).parent / "data"
 
@@ -70,7 +70,7 @@ def test_export_and_compare_write_files_a_web_server_can_read(tmp_path):
 # The build stops itself with the signal on its first source read: no timing to miss.
 _STOP_MIDWAY = """
 import os, signal, sys
-from replay_site.build import source_passes
+from replay_site.pipeline import source_passes
 read = source_passes.read_source
 def stop(*args, **kwargs):
     os.kill(os.getpid(), signal.{name})

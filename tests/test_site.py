@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sitetools import external_references, run_sitecheck, soup, step_numbers
 
-from replay_site.build import pipeline as site
+from replay_site.pipeline import stages as site
 from replay_site.pages import search
 from replay_site.pages.render import OUTPUT_LIMIT
 

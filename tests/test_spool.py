@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from replay_site.build import spool
+from replay_site.pipeline import spool
 from replay_site.discover import discover, pick_readers
 from replay_site.load import ReadOptions, read_source
 from replay_site.model import Session, Step, ToolCall

@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from replay_site import __version__, ansi, load
-from replay_site.build import options
+from replay_site.pipeline import options
 from replay_site.cli import build_command
 from replay_site.cli.build_command import (
     UsageMistake,

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from replay_site import ansi, load
-from replay_site.build import options, pipeline
-from replay_site.build.cluster import ClusterUnavailable
+from replay_site.pipeline import options, stages as pipeline
+from replay_site.runtime.cluster import ClusterUnavailable
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 # standard library only, like everything this module imports
-from replay_site.build import options
+from replay_site.pipeline import options
 from replay_site.catalogue import start_scanner
 from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from replay_site.build.build_options import BuildOptions
+from replay_site.pipeline.build_options import BuildOptions
 from replay_site.discover import pick_readers
 from replay_site.model import Problem
 from replay_site.pages.themes import theme_search_path

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from replay_site.build.build_options import BuildOptions
-from replay_site.build.compare_pages import ComparePicker, write_comparisons
-from replay_site.build.executors import InlineExecutor, executor_for, executor_of
-from replay_site.build.order import navigation, site_order
-from replay_site.build.page_ranges import (
+from replay_site.pipeline.build_options import BuildOptions
+from replay_site.pipeline.compare_pages import ComparePicker, write_comparisons
+from replay_site.runtime.executors import InlineExecutor, executor_for, executor_of
+from replay_site.pipeline.order import navigation, site_order
+from replay_site.pipeline.page_ranges import (
     LONG_SOURCE_BYTES,
     MIN_POOL_PAGES,
     PageRange,
@@ -34,8 +34,8 @@ from replay_site.build.page_ranges import (
     warm_up,
     write_page_range,
 )
-from replay_site.build.site_record import build_inputs, record_site
-from replay_site.build.source_passes import (
+from replay_site.pipeline.site_record import build_inputs, record_site
+from replay_site.pipeline.source_passes import (
     Place,
     SourcePages,
     pickled_tasks,
@@ -379,7 +379,7 @@ def _bytes_of(sources: Iterable[SessionSource]) -> int:
 
 def _executor(options: BuildOptions, work_bytes: int, sources: int):
     if options.scheduler:
-        from replay_site.build.cluster import DaskExecutor  # dask is an extra, and slow to import
+        from replay_site.runtime.cluster import DaskExecutor  # dask is an extra, and slow to import
 
         return DaskExecutor(options.scheduler)
     return executor_for(options.jobs, work_bytes, sources)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from replay_site.build.options import DEFAULTS
+from replay_site.pipeline.options import DEFAULTS
 from replay_site.costs import PriceBook
 from replay_site.load import ReadOptions
 from replay_site.redact.decisions import Decisions

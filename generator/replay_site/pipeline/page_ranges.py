@@ -20,11 +20,11 @@ from functools import partial
 from itertools import groupby, pairwise
 from pathlib import Path
 
-from replay_site.build import spool
-from replay_site.build.build_options import BuildOptions
-from replay_site.build.task_memory import fewer_young_collections, release_freed_memory, young_collections_only
-from replay_site.build.session_files import write_range, write_shard
-from replay_site.build.source_passes import renderer_for
+from replay_site.pipeline import spool
+from replay_site.pipeline.build_options import BuildOptions
+from replay_site.runtime.task_memory import fewer_young_collections, release_freed_memory, young_collections_only
+from replay_site.pipeline.session_files import write_range, write_shard
+from replay_site.pipeline.source_passes import renderer_for
 from replay_site.catalogue import confirm_deferred, release_scanner
 from replay_site.costs import pricing_source
 from replay_site.figures.summary import SessionSummary, page_slug

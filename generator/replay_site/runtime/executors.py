@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from replay_site.build.task_memory import release_freed_memory, run_then_release
+from replay_site.runtime.task_memory import release_freed_memory, run_then_release
 
 
 class InlineExecutor:
@@ -54,7 +54,7 @@ def executor_for(jobs: int, work_bytes: int, sources: int):
     release_freed_memory()  # discovery's file heads, before the long part of the build
     if processes <= 1:
         return InlineExecutor()
-    from replay_site.build.worker_pool import PassPools, worker_context
+    from replay_site.runtime.worker_pool import PassPools, worker_context
 
     return PassPools(processes, worker_context())
 
@@ -64,6 +64,6 @@ def executor_of(processes: int, scanner: bool = True):
     `scanner`: whether the workers may redact (worker_pool.load_shared)."""
     if processes <= 1:
         return InlineExecutor()
-    from replay_site.build.worker_pool import WorkerPool, worker_context
+    from replay_site.runtime.worker_pool import WorkerPool, worker_context
 
     return WorkerPool(processes, worker_context(), scanner)

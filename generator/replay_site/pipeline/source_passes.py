@@ -11,12 +11,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from replay_site.build import spool
-from replay_site.build.spool import SpoolWriter
-from replay_site.build.build_options import BuildOptions
-from replay_site.build.compare_pages import ComparePicker
-from replay_site.build.task_memory import fewer_young_collections, young_collections_only
-from replay_site.build.session_files import write_session
+from replay_site.pipeline import spool
+from replay_site.pipeline.spool import SpoolWriter
+from replay_site.pipeline.build_options import BuildOptions
+from replay_site.pipeline.compare_pages import ComparePicker
+from replay_site.runtime.task_memory import fewer_young_collections, young_collections_only
+from replay_site.pipeline.session_files import write_session
 from replay_site.costs import pricing_source
 from replay_site.figures.step_columns import StepColumns
 from replay_site.figures.summary import SessionSummary, page_slug, summarize

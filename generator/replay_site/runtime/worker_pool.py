@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
-from replay_site.build.task_memory import drop_library_pages, libc, release_freed_memory, run_then_release
+from replay_site.runtime.task_memory import drop_library_pages, libc, release_freed_memory, run_then_release
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NAME = 15
@@ -315,7 +315,7 @@ def worker_context():
         return multiprocessing.get_context("spawn")
     _fork_server_owner = os.getpid()
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["replay_site.build.worker_preload"])
+    context.set_forkserver_preload(["replay_site.pipeline.stages", "replay_site.pipeline.source_passes"])
     return context
 
 
