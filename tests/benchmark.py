@@ -207,15 +207,19 @@ def median(runs: list[dict[str, float]]) -> dict[str, float]:
         {"pss": max(run["pss"] for run in runs if "pss" in run)}
 
 
+# The other generators, on a folder of Claude Code projects (never project dependencies).
+PEER_COMMANDS = {
+    "claude-code-log": lambda claude, out: ["claude-code-log", str(claude), "--all-projects", "-o", str(out)],
+    "claude-code-transcripts": lambda claude, out: ["claude-code-transcripts", "all", "-s", str(claude), "-o", str(out)],
+}
+
+
 def peers(corpus: Path, work: Path) -> dict[str, dict[str, float]]:
-    """The other generators on the Claude part, when installed (never project dependencies)."""
+    """The other generators on the Claude part, when installed, one run each."""
     found = {}
     claude = corpus / "claude"
-    commands = {
-        "claude-code-log": lambda out: ["claude-code-log", str(claude), "--all-projects", "-o", str(out)],
-        "claude-code-transcripts": lambda out: ["claude-code-transcripts", "all", "-s", str(claude), "-o", str(out)],
-    }
-    for name, command in commands.items():
+    for name, peer_command in PEER_COMMANDS.items():
+        command = lambda out: peer_command(claude, out)  # noqa: E731
         if claude.is_dir() and shutil.which(name):
             out = work / name
             shutil.rmtree(out, ignore_errors=True)
@@ -254,6 +258,9 @@ def main() -> None:
     parser.add_argument("--huge-message", type=int, metavar="MB", help="also time a session with one assistant message of MB megabytes")
     parser.add_argument("--huge-output", type=int, metavar="MB", help="also time a session with one tool-result line of MB megabytes")
     parser.add_argument("--peers", action="store_true", help="also time claude-code-log / claude-code-transcripts when installed")
+    parser.add_argument("--pairs", type=int, default=0, metavar="N",
+                        help="also run N alternating pairs of a cold build against each installed peer (and, with --cluster, "
+                             "a one-worker cluster against -j 1): the ratio pair by pair, its median and spread")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (the corpus is reused)")
     parser.add_argument("--generator", type=Path, default=GENERATOR, help="the replay_site package's parent folder to time")
     parser.add_argument("--cluster", type=int, nargs="+", metavar="N", default=[],
@@ -323,6 +330,33 @@ def run(work: Path, args: argparse.Namespace) -> None:
     if args.peers:
         for name, figures in peers(corpus, work).items():
             print(row(f"{name}, cold (Claude part)", figures, floor_wall))
+    if args.pairs:
+        print("\n| pair (A / B), alternating | pairs | wall A/B median (min-max) | CPU A/B median (min-max) |\n|---|---|---|---|")
+        cold_build = lambda: bench.cold(corpus, out)  # noqa: E731
+        print(ratio_row(f"cold build -j {args.jobs or 'auto'} / floor, 1 process", paired(cold_build, lambda: bench.floor(corpus, 1), args.pairs)))
+        for name, command in PEER_COMMANDS.items():
+            if shutil.which(name):
+                peer_out = work / name
+                peer = lambda: measure(command(corpus / "claude", peer_out), dict(os.environ), memory=False)  # noqa: E731
+                print(ratio_row(f"cold build -j {args.jobs or 'auto'} / {name}", paired(cold_build, peer, args.pairs)))
+        if 1 in args.cluster:
+            with local_cluster(1, _fresh(work / "cluster-pairs"), args.generator) as running:
+                on_cluster = lambda: bench.cold(corpus, out, "--scheduler", running.address)  # noqa: E731
+                print(ratio_row(f"one dask worker / -j {args.jobs or 'auto'}", paired(on_cluster, cold_build, args.pairs)))
+
+
+def paired(first, second, pairs: int) -> list[tuple[dict[str, float], dict[str, float]]]:
+    """`pairs` runs of each, in turn (A B A B ...), after one of each not counted: a ratio per
+    pair holds when the machine's speed drifts between pairs."""
+    first(), second()
+    return [(first(), second()) for _ in range(pairs)]
+
+
+def ratio_row(name: str, runs: list[tuple[dict[str, float], dict[str, float]]]) -> str:
+    def spread(key: str) -> str:
+        ratios = sorted(a[key] / b[key] for a, b in runs)
+        return f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+    return f"| {name} | {len(runs)} | {spread('wall')} | {spread('cpu')} |"
 
 
 if __name__ == "__main__":

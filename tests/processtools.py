@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from replay_site.runtime.worker_pool import WORKER_NAME
+from replay_site.runtime.processes import WORKER_NAME
 
 
 def children_of() -> dict[int, list[int]]:

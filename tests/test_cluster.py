@@ -5,6 +5,7 @@ worker killed in the middle of a build costs nothing but time (its tasks are run
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import threading
 import time
@@ -56,6 +57,28 @@ def test_a_cluster_build_writes_the_local_build_bytes_on_the_workers(cluster, tm
     assert set().union(*ran.values()) == set(workers.values())  # on the two workers, not in this process
     read = [task for task in stream if "read_and_summarize" in task["key"]]
     assert len(read) == len(discover([DATA], pick_readers("auto"), []))  # a task per source
+    # each source's pages written on the worker that read it, from what it spooled there
+    where = {(task["key"].split("-")[2], task["key"].rsplit("-", 1)[1]): task["worker"] for task in stream}
+    assert all(where[("write_source_pages", index)] == worker for (name, index), worker in where.items()
+               if name == "read_and_summarize")
+
+
+def test_a_cluster_build_reads_each_log_once(cluster, tmp_path, monkeypatch):
+    """Issue 28: the render reads what the read spooled on its worker, not the log again: with
+    every log gone between the two, the site is still the local build's."""
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "claude", logs)
+    local = tmp_path / "local"
+    pipeline.build([logs], local, pipeline.BuildOptions(incremental=False))
+    render = pipeline._render
+
+    def render_without_logs(*args, **kwargs):
+        shutil.rmtree(logs)
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_render", render_without_logs)
+    pipeline.build([logs], tmp_path / "cluster", pipeline.BuildOptions(incremental=False, scheduler=cluster.address))
+    assert site_bytes(tmp_path / "cluster") == site_bytes(local)
 
 
 def test_a_worker_killed_mid_build_still_gives_the_whole_site(tmp_path):

@@ -23,11 +23,12 @@ from publishtools import DATA, copy_logs, siblings, snapshot
 from replay_site.pipeline import stages as site
 from replay_site.pipeline import source_passes
 from replay_site.store import publish
+from replay_site.runtime import system
 from replay_site.store.cache import BuildCache
 
 pytestmark = pytest.mark.slow  # processes killed and waited for: minutes, CI runs them
 
-TRIALS = 10
+TRIALS = 20
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds worker processes through /proc")
 
@@ -95,10 +96,22 @@ def rebuild(tmp_path_factory):
 
 
 def test_a_killed_rebuild_leaves_the_old_or_the_new_site_and_no_worker(rebuild):
+    """Issue 28: on a busy machine (a process spinning beside the build), 0 of 20 kills at
+    random moments leave a process of the build alive 1 s later."""
     logs, out, old, new, restore, seconds = rebuild
     seed = random.randrange(1 << 30)
     chance = random.Random(seed)
     outcomes = []
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        _kill_trials(logs, out, old, new, restore, seconds, seed, chance, outcomes)
+    finally:
+        busy.kill()
+        busy.wait()
+    print(f"seed {seed}: {outcomes.count('old')} old, {outcomes.count('new')} new of {TRIALS}")
+
+
+def _kill_trials(logs, out, old, new, restore, seconds, seed, chance, outcomes) -> None:
     for trial in range(TRIALS):
         restore()
         delay = chance.uniform(0, seconds * 1.05)
@@ -111,11 +124,10 @@ def test_a_killed_rebuild_leaves_the_old_or_the_new_site_and_no_worker(rebuild):
         where = f"seed {seed}, trial {trial}, killed after {delay:.2f}s of {seconds:.2f}s"
         assert state in (old, new), f"{where}: a mix of two sites"
         outcomes.append("old" if state == old else "new")
-        assert not survivors(family), f"{where}: processes outlived the build"
+        assert not survivors(family, seconds=1.0), f"{where}: processes outlived the build"
         publish.recover(out)
         assert snapshot(out) == state, f"{where}: recovery changed the site"
         assert siblings(out) == [], f"{where}: recovery left {siblings(out)}"
-    print(f"seed {seed}: {outcomes.count('old')} old, {outcomes.count('new')} new of {TRIALS}")
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -194,7 +206,7 @@ def _kill_before_swap():
 
 
 def _kill_between_the_two_renames():
-    publish._exchange = None
+    system.rename_exchange = lambda: None
     real_rename = os.rename
 
     def rename(source, target):

@@ -3,18 +3,19 @@ only down the floors below, never up and never in a circle, lazy imports include
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "generator" / "replay_site"
 # Lowest floor first; a part imports only from its own folder or from lower floors.
 FLOORS = [
     {"__init__"},
+    {"runtime"},  # how a build runs: imports nothing of the package, and only the pipeline and cli/ import it
     {"model", "ansi", "measures", "catalogue", "installed"},
     {"model_text", "diffs", "costs", "figures"},
     {"readers", "redact", "store"},
     {"discover", "pages"},
     {"load"},
-    {"runtime"},
     {"pipeline"},
     {"cli"},
 ]
@@ -79,3 +80,19 @@ def test_no_import_circle():
         if module not in state:
             visit(module, [module])
     assert circles == []
+
+
+RUNTIME_USERS = {"runtime", "pipeline", "cli"}
+# Processes, pools, the collector, memory and C calls: how a build runs, which runtime/ alone owns.
+RUNTIME_CODE = re.compile(r"os\.fork\b|register_at_fork|\bmultiprocessing\b|concurrent\.futures|\bgc\.|^\s*import gc\b"
+                          r"|\bctypes\b|/proc/|malloc_trim|madvise|\bsignal\.SIG_IGN", re.MULTILINE)
+
+
+def test_only_the_runtime_forks_pools_or_tunes_memory():
+    places = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py") if RUNTIME_CODE.search(path.read_text())}
+    assert places and all(place.startswith("runtime/") for place in places), places
+
+
+def test_only_the_pipeline_and_the_command_line_use_the_runtime():
+    users = {_part(module) for module, targets in _imports().items() for target in targets if _part(target) == "runtime"}
+    assert users <= RUNTIME_USERS and "pipeline" in users

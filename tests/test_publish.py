@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from replay_site.pipeline import stages as site
 from replay_site.cli.app import app
 from replay_site.store import publish, writer
+from replay_site.runtime import system
 
 
 @pytest.fixture
@@ -278,7 +279,7 @@ def test_a_process_forked_from_the_build_does_not_hold_its_staging_lock(tmp_path
 
 
 def test_without_renameat2_two_renames_publish_the_site(logs, old_site, monkeypatch, tmp_path):
-    monkeypatch.setattr(publish, "_exchange", None)
+    monkeypatch.setattr(system, "rename_exchange", lambda: None)
     shutil.rmtree(logs / "gptme" / "native-notes")
     site.build([logs], old_site, site.BuildOptions())
     full = tmp_path / "full"
@@ -341,7 +342,7 @@ def test_a_leftover_old_folder_alone_is_not_taken_for_the_site(tmp_path):
 
 
 def test_a_failed_second_rename_puts_the_old_site_back(logs, old_site, monkeypatch):
-    monkeypatch.setattr(publish, "_exchange", None)
+    monkeypatch.setattr(system, "rename_exchange", lambda: None)
     before = snapshot(old_site)
     real_rename = os.rename
 

@@ -51,21 +51,6 @@ def test_data_too_deep_to_pickle_is_not_spooled(tmp_path):
     assert not (tmp_path / "deep.pickle").exists()
 
 
-def test_any_range_of_a_sessions_pages_reads_back_and_leaves_the_file(tmp_path):
-    # 2 pages and 1 step of a third: pages 0, 1, 2 hold steps 1-50, 51-100 and 101 when PAGE_STEPS is 50
-    steps = [Step("user", number=n, text=f"step {n}") for n in range(1, 2 * paging.PAGE_STEPS + 2)]
-    path = spool.write([(Session("first", "test", steps=[Step("user", number=1, text="alone")]), "a"),
-                        (Session("long", "test", steps=steps), "b")], tmp_path / "range.pickle")
-    head, whole, pages = spool.read_pages(path, 1, 1, 3)
-    assert (head.id, whole, head.steps) == ("long", "b", [])
-    assert [[step.number for step in page] for page in pages] == [
-        list(range(paging.PAGE_STEPS + 1, 2 * paging.PAGE_STEPS + 1)), [2 * paging.PAGE_STEPS + 1]]
-    assert Path(path).exists()
-    # the task writing the rest of the source skips the sessions written by range, and leaves the file
-    assert [head.id for head, _, _ in spool.read(path, remove=False, skip={1})] == ["first"]
-    assert [len(pages) for _, _, pages in spool.read(path)] == [1, 3]
-
-
 def test_a_reader_can_spool_pages_before_its_session_is_whole(tmp_path):
     writer = spool.SpoolWriter(tmp_path / "stream.pickle")
     writer.page([Step("user", number=1, text="one")])

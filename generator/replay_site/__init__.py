@@ -1,11 +1,7 @@
 """replay-site: static HTML replays of AI coding agent sessions."""
-import atexit
-import gc
 import os
-import signal
 import tempfile
-from collections.abc import Callable, Iterable
-from typing import IO
+from collections.abc import Iterable
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -33,73 +29,3 @@ def replace_file_at_once(path: Path, chunks: Iterable[bytes]) -> None:
         os.replace(temporary, path)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
-
-
-_MOST_DESCRIPTORS = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1 << 16
-
-
-def become_helper(name: bytes, *kept: int) -> None:
-    """What a process forked from the build to serve it does first (catalogue.ScanningProcess,
-    costs.lookup.LookupProcess). Ctrl-C is the build's to handle. Every descriptor inherited
-    from the build is closed but `kept`: a copy of another pipe's writing end, held as long as
-    this process lives, would keep whoever reads that pipe from ever seeing its end (a build run
-    inside a program that talks to its own child processes through pipes). Standard streams on
-    /dev/null: a pipe the build writes to (`replay-site build | tee`) ends with the build,
-    whatever this process does meanwhile. A name of its own in ps and /proc/PID/comm: a forked
-    process shares the build's command line."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.freeze()  # the build's garbage never collected here: a file object's close would hit a descriptor reused since
-    low = 3
-    for fd in sorted(kept):
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, _MOST_DESCRIPTORS)
-    null = os.open(os.devnull, os.O_RDWR)
-    for stream in (0, 1, 2):
-        os.dup2(null, stream)
-    os.close(null)
-    try:
-        with open("/proc/self/comm", "wb") as comm:
-            comm.write(name)
-    except OSError:
-        pass
-
-
-class HelperProcess:
-    """A process forked from the build to serve it (catalogue.ScanningProcess,
-    costs.lookup.LookupProcess): it does what become_helper does, keeping the descriptors
-    `kept`, runs `serve` and exits, never returning into the build's code. This side talks to it
-    through `streams` (its ends of the pipes), and ends it by a kill (stop): when it is done,
-    not needed after all, or at this process's exit; a process forked from the build forgets it."""
-
-    def __init__(self, name: bytes, serve: Callable[[], None], *kept: int) -> None:
-        self.pid = os.fork()
-        if self.pid == 0:
-            try:
-                become_helper(name, *kept)
-                serve()
-            finally:
-                os._exit(0)
-        for fd in kept:
-            os.close(fd)
-        self.streams: list[IO[bytes]] = []
-        atexit.register(self.stop)
-
-    def stop(self) -> None:
-        if self.pid > 0:
-            try:
-                os.kill(self.pid, signal.SIGKILL)  # done, or not needed after all: no need to let it finish
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-        self.forget()
-
-    def forget(self) -> None:
-        """Close this side; in a process forked from the build, the process is not its child."""
-        for stream in self.streams:
-            try:
-                stream.close()
-            except OSError:
-                pass
-        self.pid = 0
-        atexit.unregister(self.stop)

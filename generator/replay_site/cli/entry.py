@@ -14,7 +14,6 @@ runs without typer (build_command.py); any other command goes to the typer app (
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -26,7 +25,6 @@ from typing import Any, NamedTuple
 
 # standard library only, like everything this module imports
 from replay_site.pipeline import options
-from replay_site.catalogue import start_scanner
 from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (
     changed_files,
@@ -38,9 +36,6 @@ from replay_site.store.states import (
     tree_listing,
 )
 
-# Logs changed by fewer bytes than this are read by the build's own process (no workers:
-# executors.BYTES_PER_WORKER is as large), which will need the secret scanner.
-_READ_HERE_BYTES = 16 << 20
 # where the readers look by default depends on these (HOME, CODEX_HOME, XDG_DATA_HOME, ...)
 _FOLDER_VARIABLES = re.compile(r"HOME|XDG_|CLAUDE|CODEX|GPTME|GLUE|RLM")
 
@@ -75,14 +70,8 @@ def main() -> None:
 
             app()
         else:  # a command line understood here needs no typer (nor its ~0.1 s of parsing)
-            # What the imports make lives as long as the process: no collection while they run,
-            # then out of the collector's way, so that none walks it again (collections cost a
-            # rebuild after one appended turn ~50 ms of its CPU).
-            gc.disable()
             from replay_site.cli.build_command import build
 
-            gc.freeze()
-            gc.enable()
             build(**request.arguments)
     except KeyboardInterrupt:  # as click ends a command on Ctrl-C
         print("\nAborted!", file=sys.stderr)
@@ -135,18 +124,12 @@ def _build_request(argv: list[str]) -> _Request | None:
 
 
 def _answer_unchanged(request: _Request) -> bool:
-    """Answer the build from the record when nothing changed. When only a few logs did, the
-    build that follows reads them in this process: it then needs the secret scanner, whose
-    loading (~0.3 s of a core) starts here in a process of its own, as soon as the changed
-    logs are known, alongside the rest of the checks, the imports and the discovery."""
+    """Answer the build from the record when nothing changed."""
     try:
         record = json.loads(site_record_path(request.out).read_bytes())
         inputs = [Path(path) for path in record["inputs"]]
         listing = tree_listing(inputs)
         changed = changed_files(states_from_json(record["listing"]), listing)
-        if changed and record["request"] == request.key and request.arguments["redact"] \
-                and sum(entry.size for entry in changed) < _READ_HERE_BYTES:
-            start_scanner()  # before the other checks: it is what a rebuild after one appended turn waits for
         # when files changed, a build follows whatever these say: the outputs' stats (~1,000
         # on the medium corpus) and the code digest are then left to it
         same_elsewhere = changed == [] and (

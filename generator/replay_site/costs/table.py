@@ -1,8 +1,7 @@
 """genai-prices' table as plain data, and the price memo that keeps it between runs.
 
 The table (genai-prices' bundled data, never the network) is loaded only to look up a model
-string not seen before, and then by a short-lived process of its own (costs/lookup.py), never
-by a process of the build. What the lookup finds is kept as plain data (`Priced`: the model's
+string not seen before. What the lookup finds is kept as plain data (`Priced`: the model's
 id and its price periods, each with its constraint and a `Plan` of plain arithmetic) in the
 memo, a file in replay-site's cache folder, so that a build pricing only models priced before
 (a rebuild after one appended turn) never imports genai-prices (~0.3 s of a core, more than
@@ -12,20 +11,16 @@ module's code: either changing gives a new memo.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import operator
 import pickle
-import sys
-import types
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replay_site import cache_folder, installed, replace_file_at_once
-from replay_site.costs.lookup import answer_ahead, looked_up, looking_up_ahead, named_in_heads
 from replay_site.model import Usage
 
 if TYPE_CHECKING:
@@ -39,41 +34,10 @@ def load_price_table() -> DataSnapshot:
     through a process-wide snapshot which `UpdatePrices` may swap for one fetched over the
     network. Pricing must be offline and reproducible. Loaded on first use: importing the
     table costs more than a whole rebuild with nothing to price."""
-    _import_without_updater()
     from genai_prices import data
     from genai_prices.data_snapshot import DataSnapshot
 
     return DataSnapshot(providers=data.providers, from_auto_update=False)
-
-
-_UPDATER = "genai_prices.update_prices"
-_UPDATER_NAMES = ("UpdatePrices", "wait_prices_updated_async", "wait_prices_updated_sync")
-
-
-def _import_without_updater() -> None:
-    """genai_prices imported without its price updater, which its package imports first thing
-    and pricing never uses (see above): it brings an HTTP client and asyncio, ~5 MiB that every
-    process of a build holds (shared) and ~0.2 s of a core. A stand-in takes its place while
-    the package loads; the package's names for it then import the real one when first asked for."""
-    if "genai_prices" in sys.modules or _UPDATER in sys.modules:
-        return
-    stand_in = types.ModuleType(_UPDATER)
-    for name in _UPDATER_NAMES:
-        setattr(stand_in, name, None)
-    sys.modules[_UPDATER] = stand_in
-    try:
-        package = importlib.import_module("genai_prices")
-    finally:
-        del sys.modules[_UPDATER]
-    for name in _UPDATER_NAMES:
-        delattr(package, name)
-    package.__getattr__ = _updater_name
-
-
-def _updater_name(name: str) -> Any:
-    if name in _UPDATER_NAMES:
-        return getattr(importlib.import_module(_UPDATER), name)
-    raise AttributeError(f"module 'genai_prices' has no attribute {name!r}")
 
 
 # Readers hand us the same few model strings thousands of times; a failed lookup
@@ -82,64 +46,21 @@ def _updater_name(name: str) -> Any:
 @lru_cache(maxsize=1024)
 def resolve(model: str) -> Priced | None:
     """The price table's entry for a model string, as plain data: from the memo of earlier
-    runs (or of the build's lookup ahead) when it has the string, else looked up in the table
-    by a process of its own (costs/lookup.py) and added to the memo."""
-    found = _look_up_missing([model])
+    runs when it has the string, else looked up in the table and added to the memo."""
     memo = _memo()
-    return memo[model] if model in memo else found.get(model)
-
-
-def _look_up_missing(models: list[str]) -> dict[str, Priced | None]:
-    memo = _memo()
-    if all(model in memo for model in models):
-        return {}
-    take_prices_ahead()
-    memo.update(_read_memo())  # what other processes (a build's workers) looked up meanwhile
-    missing = [model for model in models if model not in memo]
-    if not missing:
-        return {}
-    work = partial(look_up_here, missing)
-    found = looked_up(work, fallback=work)
-    _remember(found)
-    return found
-
-
-def look_up_here(models: list[str]) -> dict[str, Priced | None]:
-    """`models` looked up in the table, in this process (which imports genai-prices)."""
-    return {model: None if (found := _find_in_table(model)) is None else priced(found) for model in models}
-
-
-def prices_ahead(paths: list[Path], wanted: bool = True):
-    """While a build runs (a context): the models the heads of the logs at `paths` name
-    (lookup.named_in_heads) that the memo lacks, looked up by a process of its own while the
-    build starts; take_prices_ahead() adds them to this process's memo (before the workers
-    fork, so that they find them there too)."""
-    if wanted and len(paths) <= _HEADS_READ_HERE:  # a rebuild after a few logs changed: no process if none is new
-        memo = _memo()
-        wanted = any(model not in memo for model in named_in_heads(paths))
-    return looking_up_ahead(partial(_look_up_named, paths), wanted and bool(paths))
-
-
-def take_prices_ahead() -> None:
-    """Add the lookup ahead's answers to the memo, waiting for them (none: at once)."""
-    found = answer_ahead()
-    if found:
-        _memo().update(found)
-        _remember(found)
-
-
-def _look_up_named(paths: list[Path]) -> dict[str, Priced | None]:
-    """The lookup ahead's work."""
-    memo = _memo()
-    return look_up_here([model for model in named_in_heads(paths) if model not in memo][:_MEMO_SIZE])
-
-
-_HEADS_READ_HERE = 4
+    if model not in memo:
+        memo.update(_read_memo())  # what other processes (a build's workers) looked up meanwhile
+    if model in memo:
+        return memo[model]
+    found = _find_in_table(model)
+    answer = None if found is None else priced(found)
+    _remember({model: answer})
+    return answer
 
 
 def _find_in_table(model: str) -> gp.ModelInfo | None:
     """genai-prices' model for a model string, honouring a "provider/" prefix."""
-    snapshot = load_price_table()  # first: it imports the package without its updater
+    snapshot = load_price_table()
     from genai_prices.data_snapshot import find_provider_by_id
 
     attempts: list[tuple[str, str | None]] = []

@@ -11,7 +11,7 @@ import base64
 import io
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -24,7 +24,7 @@ from replay_site.figures.inputs import Inputs
 from replay_site.figures.site_files import ChangedFile
 from replay_site.figures.summary import SessionSummary
 from replay_site.figures.totals import SiteFigures
-from replay_site.model import CostTotal, Session, Step
+from replay_site.model import Session, Step
 from replay_site.pages import charts, formatting, highlight, markdown_export, paging, views, views_audit, views_index, views_steps
 from replay_site.pages.environment import template_environment
 from replay_site.pages.themes import theme_search_path
@@ -86,55 +86,18 @@ class Renderer:
                     files[f"assets/{path.relative_to(static).as_posix()}"] = path.read_bytes()
         return files
 
-    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav,
-                      numbers: range | None = None, ready: Callable[[int], EarlySteps | None] | None = None) -> Iterator[tuple[str, str]]:
+    def session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav) -> Iterator[tuple[str, str]]:
         """The files of one session as (site path, text), one page at a time as its steps come
         (`pages`: each page's steps, paging.py), each page followed by the side files of the
         texts cut on it. The first page is `sessions/<slug>.html`, the others
-        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out. `numbers`:
-        which of the session's pages (from 1) `pages` are, when not all of them (a range
-        rendered on its own: each page depends on the whole session's digest and its own steps only).
-        `ready`: the steps' HTML of a page rendered before the session was read to its end
-        (early_steps), taken where it was rendered from what the page has now."""
+        `sessions/<slug>/<k>.html`; nothing of a page is kept once it is given out."""
         layout = views.Layout(nav.slug, whole.steps)
         side = views.SideFiles(nav.slug, OUTPUT_LIMIT)
         shard = f"assets/search/{nav.slug}.js"
-        ready = ready if ready is not None and not (whole.local_time or nav.children) else None
-        for number, html in self._session_pages(whole, pages, nav, layout, side, shard, numbers=numbers, ready=ready):
+        for number, html in self._session_pages(whole, pages, nav, layout, side, shard):
             yield layout.path(number), html
             for name in sorted(side.files):
                 yield name, side.files.pop(name)
-
-    def early_steps(self, number: int, steps: list[Step], before: CostTotal | None) -> EarlySteps | None:
-        """The steps' HTML of page `number` of a session being read (build/page_ranges.py:
-        rendered on a core idle meanwhile), from what is known of it before its end: its
-        steps, the running cost before them (None: the session priced nothing so far), no
-        local times and no child sessions (a session read as a stream has neither). Its slug
-        is not known yet, so None when the HTML would hold it (a later page links its side
-        files by their own names; the first page, by the session's folder)."""
-        path = paging.page_path(_EARLY_SLUG, number)
-        side = views.SideFiles(_EARLY_SLUG, OUTPUT_LIMIT)
-        running = formatting.RunningCost(before)
-        page = _StepsOnly([views_steps.step_view(step, side, path, False, running.after(step) if before else None, {})
-                           for step in steps])
-        try:
-            html = self.env.get_template("steps.html").render(page=page)
-        except _NotKnownYet:  # a theme's steps.html that prints more of the page than its steps
-            return None
-        return None if _EARLY_SLUG in html else EarlySteps(before, html, side.named)
-
-    def warm_up(self, parsers: bool = True) -> None:
-        """Load what the first session page would: its templates and, with `parsers`, the
-        markdown parser and pygments' table of file names; and the templates of the site-wide
-        files: compiled by a worker while the build reads a long session (build/page_ranges.py),
-        they wait in the template cache for the build's process, which writes those files last
-        (compiling them there took ~30 ms)."""
-        for name in ("session.html", "base.html", "page_nav.html", "scrubber.html", "steps.html",  # (those it extends and includes)
-                     "index.html", "_index_row.html", "files.html", "_files_row.html"):
-            self.env.get_template(name)
-        if parsers:
-            highlight.markdown("")
-            highlight.code("", filename="warm-up.py")
 
     def failed_page(self, summary: SessionSummary, nav: PageNav, detail: str) -> str:
         """What stands in for a session page the renderer failed on: its figures, the error,
@@ -230,27 +193,18 @@ class Renderer:
         return html
 
     def _session_pages(self, whole: views.SessionDigest, pages: Iterable[list[Step]], nav: PageNav | None, layout: views.Layout,
-                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None,
-                       numbers: range | None = None, ready: Callable[[int], EarlySteps | None] | None = None) -> Iterator[tuple[int, str]]:
+                       side: views.SideFiles, shard: str | None, inline: InlineAssets | None = None) -> Iterator[tuple[int, str]]:
         template, steps_template = self.env.get_template("session.html"), self.env.get_template("steps.html")
-        numbers = numbers or range(1, layout.pages + 1)
-        number, running = numbers.start - 1, formatting.RunningCost(whole.index.cost_before(numbers.start))
-        for number, steps in enumerate(pages, start=numbers.start):
-            before = replace(running.total) if whole.index.priced else None
+        number, running = 0, formatting.RunningCost(whole.index.cost_before(1))
+        for number, steps in enumerate(pages, start=1):
             page = views.page_view(whole, layout, number, steps, nav, side, shard, running)
-            early = ready(number) if ready is not None else None
             # The steps are rendered on their own and given to the page whole: included, each
             # of the million pieces of their text passed through three generators of the page.
-            if early is not None and early.before == before:
-                steps_html = Markup(early.html)
-                for name, text in early.side_files.items():
-                    side.add(name, text)
-            else:
-                steps_html = Markup(steps_template.render(page=page))
+            steps_html = Markup(steps_template.render(page=page))
             yield number, template.render(root=page.root if nav else "", page=page, slug=nav.slug if nav else "", inline=inline,
                                           steps_html=steps_html)
-        if number != numbers.stop - 1:
-            raise ValueError(f"{layout.slug or 'the session'} came with pages of steps up to {number}, not {numbers.stop - 1}")
+        if number != layout.pages:
+            raise ValueError(f"{layout.slug or 'the session'} came with pages of steps up to {number}, not {layout.pages}")
 
     def markdown_session(self, session: Session, summary: SessionSummary, part_of: int | None = None) -> str:
         """One session (or part) as Markdown, for trackers that take it (session.md)."""
@@ -271,9 +225,6 @@ class Renderer:
         return InlineAssets(Markup(css), Markup(js), _sha256(css), _sha256(js))
 
 
-_EARLY_SLUG = "replay-site-slug-not-known-yet"
-
-
 class _Rows:
     """Rows rendered as the template takes them, not all first: the rows of a 20,000-step
     session's files.html (4,000 files) held 2.2 MB beside the page."""
@@ -286,27 +237,6 @@ class _Rows:
 
     def __iter__(self) -> Iterator[Markup]:
         return self._rows
-
-
-class _NotKnownYet(Exception):
-    pass
-
-
-class _StepsOnly:
-    """A page as far as its steps go: asked for anything else, it fails the early rendering."""
-
-    def __init__(self, steps: list[views_steps.StepView]) -> None:
-        self.steps = steps
-
-    def __getattr__(self, name: str):
-        raise _NotKnownYet(name)
-
-
-@dataclass(frozen=True)
-class EarlySteps:
-    before: CostTotal | None  # the running cost before the page's steps, as the HTML shows it
-    html: str
-    side_files: dict[str, str]  # the texts cut on the page, by name (views.SideFiles)
 
 
 class Fragments(Protocol):

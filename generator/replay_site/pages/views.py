@@ -29,7 +29,6 @@ from replay_site.pages.views_steps import (
     LinkView,
     SideFiles,
     StepEntry,
-    StepView,
     StepViews,
     nav_entry,
     step_view,
@@ -293,11 +292,6 @@ class StepFolds:
             self._prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             self._checkpoints.append((step.number, step.checkpoint))
-
-    def cost_before(self, page: int) -> CostTotal | None:
-        """The running cost before page `page` (from 1) of the steps told so far, as its page
-        shows it: None while none of them is priced."""
-        return self._costs_before[page - 1] if self._running.priced_steps else None
 
     def index(self, priced: bool) -> SessionIndex:
         return SessionIndex(self._errors, self._prompts, self._checkpoints, priced, [number for number, _ in self._errors],

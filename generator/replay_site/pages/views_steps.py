@@ -361,9 +361,7 @@ def _detail(detail: Detail, name: str, side: SideFiles, page_path: str) -> tuple
 
 
 class StepViews(Sequence):
-    """The views of a page's steps (step_view), made when they are first asked for: a page
-    whose steps' HTML was rendered early (render.Renderer.early_steps) prints them only
-    through that HTML, so the page makes none (they were a range's largest cost there)."""
+    """The views of a page's steps (step_view), made when they are first asked for."""
 
     def __init__(self, steps: list[Step], make: Callable[[Step, CostText | None], StepView], running: list[CostText | None]) -> None:
         self._steps, self._make, self._running = steps, make, running

@@ -1,15 +1,14 @@
 """Pass 2 of a build for one session: its pages and side files written as they are rendered,
 a page of steps at a time, then its search shard gathered from the same steps (so a long
 session's steps are never all in memory here), or, when the renderer fails on it, none of
-its files. A long session's pages may be cut into ranges that several workers write at once
-(page_ranges.py): each range gives its part of the shard, joined in page order afterwards."""
+its files."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from replay_site.model import Step
 from replay_site.pages import search, views
-from replay_site.pages.render import EarlySteps, PageNav, Renderer
+from replay_site.pages.render import PageNav, Renderer
 from replay_site.store.publish import PublishError
 from replay_site.store.writer import FolderWriter
 
@@ -20,22 +19,10 @@ def write_session(writer: FolderWriter, renderer: Renderer, whole: views.Session
     after taking back the files of the session it had written (the caller writes a notice
     page instead). A failure to write (PublishError) stops the build as always."""
     shard = search.SessionShard(nav.slug)
-    failed = _write_pages(writer, renderer, whole, pages, nav, shard, None, None)
+    failed = _write_pages(writer, renderer, whole, pages, nav, shard)
     if failed is None:
         write_shard(writer, shard)
     return failed
-
-
-def write_range(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],
-                nav: PageNav, numbers: range, part: str, ready: Callable[[int], EarlySteps | None]) -> search.ShardPart | Exception:
-    """Write pages `numbers` of one session (`pages`: their steps; `ready`: their steps' HTML
-    rendered early, Renderer.session_pages), gathering their part of the session's shard in
-    the file `part`; or, as write_session, take them back and return the exception the
-    renderer failed with."""
-    shard = search.SessionShard(nav.slug, part)
-    failed = _write_pages(writer, renderer, whole, pages, nav, shard, numbers, ready)
-    gathered = shard.as_part()
-    return gathered if failed is None else failed
 
 
 def write_shard(writer: FolderWriter, shard: search.SessionShard) -> set[str]:
@@ -46,8 +33,7 @@ def write_shard(writer: FolderWriter, shard: search.SessionShard) -> set[str]:
 
 
 def _write_pages(writer: FolderWriter, renderer: Renderer, whole: views.SessionDigest, pages: Iterable[list[Step]],
-                 nav: PageNav, shard: search.SessionShard, numbers: range | None,
-                 ready: Callable[[int], EarlySteps | None] | None) -> Exception | None:
+                 nav: PageNav, shard: search.SessionShard) -> Exception | None:
     before = set(writer.written)
 
     def fed(pages: Iterable[list[Step]]) -> Iterator[list[Step]]:
@@ -56,7 +42,7 @@ def _write_pages(writer: FolderWriter, renderer: Renderer, whole: views.SessionD
             yield steps
 
     try:
-        for name, text in renderer.session_pages(whole, fed(pages), nav, numbers, ready):
+        for name, text in renderer.session_pages(whole, fed(pages), nav):
             writer.write(name, text)
     except PublishError:
         raise

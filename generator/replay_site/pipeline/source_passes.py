@@ -3,25 +3,21 @@ the sources): pass 1 reads the source once, summarizes its sessions and spools t
 writes their pages from the spool, a page of steps at a time."""
 from __future__ import annotations
 
-import os
-import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
 
 from replay_site.pipeline import spool
 from replay_site.pipeline.spool import SpoolWriter
 from replay_site.pipeline.build_options import BuildOptions
 from replay_site.pipeline.compare_pages import ComparePicker
-from replay_site.runtime.task_memory import fewer_young_collections, young_collections_only
 from replay_site.pipeline.session_files import write_session
 from replay_site.costs import pricing_source
 from replay_site.figures.step_columns import StepColumns
 from replay_site.figures.summary import SessionSummary, page_slug, summarize
 from replay_site.load import one_line, read_source, stream_source, unread
-from replay_site.model import CostTotal, Problem, Session, Step
+from replay_site.model import Problem, Session, Step
 from replay_site.pages import paging, views
 from replay_site.pages.render import PageNav, Renderer
 from replay_site.readers import SessionSource, registry
@@ -53,32 +49,20 @@ def read_once(source: SessionSource, options: BuildOptions) -> tuple[list[Sessio
     return sessions, problems, states
 
 
-class Ahead(Protocol):
-    """Where a session read as a stream hands on its pages as they are spooled (page_ranges.PagesAhead)."""
-
-    def __call__(self, spooled: str, first: int, offsets: tuple[int, ...], costs_before: tuple[CostTotal | None, ...]) -> None:
-        """Pages `first`, `first` + 1, ... are at `offsets` of the spool file `spooled`, with
-        the running cost before each."""
-
-    def abandon(self, spooled: str) -> None:
-        """What was handed on from `spooled` is not to be used: the file is abandoned, and
-        the source is read whole instead (into a file of the same name)."""
-
-
-def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None,
-                       ahead: Ahead | None = None) -> SourceRead:
+def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, spool_folder: str | None) -> SourceRead:
     """Pass 1 for one source: read it, keep its summaries and what a --compare pair names,
-    and spool its sessions to disk for pass 2 (when there is a `spool_folder`), each with
-    what its pages need from all of its steps (views.digest); a session read as a stream
-    hands its pages on as they are spooled to `ahead`, when pass 2 has workers idle meanwhile."""
+    and spool its sessions to disk for pass 2 (when there is a `spool_folder`, made here when
+    this process is a cluster's worker that has none), each with what its pages need from
+    all of its steps (views.digest)."""
     index, source = task
     picker = ComparePicker(options.compare)
     try:
         agents = {name: reader.label for name, reader in registry().items()}
         streamed = None
-        if spool_folder and options.redact and not options.compare:
-            with fewer_young_collections():
-                streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents, ahead)
+        if spool_folder:
+            Path(spool_folder).mkdir(parents=True, exist_ok=True)
+            if options.redact and not options.compare:
+                streamed = _streamed(source, options, Path(spool_folder) / f"{index}.pickle", agents)
         if streamed is not None:
             return streamed
         sessions, problems, states = read_once(source, options)
@@ -101,38 +85,11 @@ def read_and_summarize(task: tuple[int, SessionSource], options: BuildOptions, s
     return SourceRead(summaries, problems, picker, states, kept)
 
 
-Place = tuple[str, int, int]  # a pickle's file, offset and length
-
-
-def read_and_set_aside(task: tuple[int, SessionSource], folder: str, **reading) -> tuple[SourceRead, Place]:
-    """read_and_summarize, but what the build keeps of the source until the site-wide files
-    (its summaries, problems and file states) goes to a file of this process in `folder`
-    rather than back to the build, which reads it there (read_back) once pass 1's workers
-    have ended: held from each source's result on, the summaries of the large benchmark
-    corpus (3,000 sources) grew the build by ~15 MiB over pass 1, to its peak at pass 1's end."""
-    read = read_and_summarize(task, **reading)
-    data = pickle.dumps((read.summaries, read.problems, read.states), protocol=pickle.HIGHEST_PROTOCOL)
-    path = Path(folder) / f"read-{os.getpid()}.pickle"
-    with open(path, "ab") as stream:
-        place = (str(path), stream.tell(), len(data))
-        stream.write(data)
-    return SourceRead([], [], read.picker, None, read.spooled), place
-
-
-def read_back(place: Place):
-    """The object pickled at `place`."""
-    path, offset, length = place
-    with open(path, "rb") as stream:
-        stream.seek(offset)
-        return pickle.loads(stream.read(length))
-
-
 # Whole pages, about as many steps as redaction takes at once.
 _PART_STEPS = max(1, STEPS_AT_ONCE // paging.PAGE_STEPS) * paging.PAGE_STEPS
 
 
-def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: dict[str, str],
-              ahead: Ahead | None = None) -> SourceRead | None:
+def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: dict[str, str]) -> SourceRead | None:
     """Pass 1 for a source whose reader gives its one session out as it reads (load.StreamedRead):
     its pages spooled as they are cut, its summary and digest gathered from each step on the
     way (their figures kept by column: StepColumns), so that memory does not grow with the session's steps'
@@ -150,18 +107,12 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
         writer = SpoolWriter(path)
         figures = StepColumns()
         folded = views.StepFolds()
-        handed = 0  # pages given to `ahead`
         for part in read.parts(_PART_STEPS):
             for step in part:
                 figures.add(step)
                 folded.add(step)
             for page in paging.pages_of(part):
                 writer.page(page)
-            if ahead is not None:  # the first page is left out: what it shows needs the session's slug
-                offsets = writer.flush()
-                later = range(max(handed, 1), len(offsets))
-                ahead(str(path), later.start + 1, offsets[later.start:], tuple(folded.cost_before(k + 1) for k in later))
-                handed = len(offsets)
         session = read.session()
         if states is None or file_states(source.files) != before:
             states = None
@@ -176,8 +127,6 @@ def _streamed(source: SessionSource, options: BuildOptions, path: Path, agents: 
     except Exception:  # NotTheSame, a reader's failure, a step that does not pickle, a full disk: as a whole reading meets it
         if writer is not None:
             writer.abandon()
-            if ahead is not None:
-                ahead.abandon(str(path))
         return None
     return SourceRead([summary], list(session.problems), ComparePicker(options.compare), states, spooled)
 
@@ -186,14 +135,13 @@ _Spooled = tuple[Session, views.SessionDigest, Iterable[list[Step]]]
 
 
 def _sessions_again(source: SessionSource, spooled: str | None, states: list[FileState] | None,
-                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions,
-                    by_range: frozenset[int]) -> Iterable[_Spooled] | None:
+                    navs: dict[str, tuple[PageNav, SessionSummary]], options: BuildOptions) -> Iterable[_Spooled] | None:
     """The sessions pass 1 summarized, one at a time with their pages of steps: from the
-    spool (but those at the positions `by_range`, whose pages other tasks write by range:
-    the build removes the spool file then), else read again when the bytes are the same
-    ones (None when the log changed since)."""
-    if spooled:
-        return spool.read(spooled, remove=not by_range, skip=by_range)
+    spool (removed once read), else read again when the bytes are the same ones (None when
+    the log changed since). A spool that is not on this machine (a cluster's task run on
+    another worker than pass 1's) is as good as none."""
+    if spooled and Path(spooled).exists():
+        return spool.read(spooled)
     sessions, _, now = read_once(source, options)
     if not same_readings(now, states):
         return None
@@ -202,60 +150,37 @@ def _sessions_again(source: SessionSource, spooled: str | None, states: list[Fil
             for session in walked]
 
 
-SourcePages = tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None, frozenset[int]]
+SourcePages = tuple[SessionSource, dict[str, tuple[PageNav, SessionSummary]], str | None, list[FileState] | None]
 
 
 def write_source_pages(task: SourcePages, options: BuildOptions, out: Path) -> tuple[set[str], list[Problem], bool]:
-    """Pass 2 for one source: write its pages, a page at a time, but for the sessions written
-    by range (page_ranges.py; their positions in the spool last in `task`, their pages not in
-    its navigation); returns the files written, the pages that could only be written as an
-    error notice, and whether the pages show the summarized bytes."""
-    source, navs, spooled, states, by_range = task
+    """Pass 2 for one source: write its pages, a page at a time; returns the files written,
+    the pages that could only be written as an error notice, and whether the pages show the
+    summarized bytes."""
+    source, navs, spooled, states = task
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     writer = folder_writer(out)
     problems: list[Problem] = []
     detail = "the log changed while the site was being built; build again to see it"
     unwritten = dict(navs)
-    with young_collections_only():
-        try:
-            sessions = _sessions_again(source, spooled, states, navs, options, by_range)
-            for head, whole, pages in sessions or ():
-                slug = page_slug(head, head.source)
-                nav, summary = unwritten.pop(slug)
-                failed = write_session(writer, renderer, whole, pages, nav)
-                if failed is not None:
-                    problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
-                    writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
-        except PublishError:  # the output folder failed: the build stops (writer.py)
-            raise
-        except Exception as exc:  # a damaged spool file: the source's pages not written become notices
-            sessions, detail = None, f"could not be read again ({one_line(exc)})"
+    try:
+        sessions = _sessions_again(source, spooled, states, navs, options)
+        for head, whole, pages in sessions or ():
+            slug = page_slug(head, head.source)
+            nav, summary = unwritten.pop(slug)
+            failed = write_session(writer, renderer, whole, pages, nav)
+            if failed is not None:
+                problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
+                writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))
+    except PublishError:  # the output folder failed: the build stops (writer.py)
+        raise
+    except Exception as exc:  # a damaged spool file: the source's pages not written become notices
+        sessions, detail = None, f"could not be read again ({one_line(exc)})"
     if sessions is None:
         for slug, (nav, summary) in unwritten.items():
             writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, detail))
         return writer.written, problems + ([Problem("warning", detail, source.rel)] if unwritten else []), False
     return writer.written, problems, True
-
-
-def pickled_tasks(path: Path, tasks: list) -> list[Place]:
-    """`tasks` pickled into the file `path` before pass 2's workers are forked from the build,
-    each to be read back by the process that runs it (run_pickled): where each is. Pickled as
-    it is handed to a worker, a task's summaries, navigation and source were read after the
-    fork, and reading an object writes its reference count: the build process then copied
-    every page of them it shared with the workers (the large benchmark corpus: its 3,000
-    summaries alone ~15 MiB)."""
-    places = []
-    with open(path, "wb") as stream:
-        for task in tasks:
-            data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-            places.append((str(path), stream.tell(), len(data)))
-            stream.write(data)
-    return places
-
-
-def run_pickled(function, place: Place):
-    """`function` of the task pickled at `place` (pickled_tasks)."""
-    return function(read_back(place))
 
 
 @lru_cache(maxsize=4)

@@ -10,7 +10,7 @@ import dataclasses
 import operator
 import pickle
 import struct
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -38,9 +38,7 @@ def write(sessions: Iterable[tuple[Session, Any]], path: Path) -> str | None:
 class SpoolWriter:
     """One spool file, written as a reader makes it: a session's pages of steps as they are
     cut, then its head (known only once every step is seen), then, at the end, the index of
-    where each session's head and pages are, and the index's own offset in the last 8 bytes.
-    Pass 2 finds any page from the index, so several workers can each render a range of
-    one session's pages."""
+    where each session's head and pages are, and the index's own offset in the last 8 bytes."""
 
     def __init__(self, path: Path):
         self._path = path
@@ -51,12 +49,6 @@ class SpoolWriter:
     def page(self, steps: list[Step]) -> None:
         self._pages.append(self._stream.tell())
         _dump(steps, self._stream)
-
-    def flush(self) -> tuple[int, ...]:
-        """Where the pages given so far of the session being spooled are, once they can be
-        read from the file (by another process: read_early)."""
-        self._stream.flush()
-        return tuple(self._pages)
 
     def session(self, head: Session, whole: Any) -> None:
         """Close the session whose pages were given since the last one (a session without
@@ -144,41 +136,16 @@ def _head(stream: BinaryIO, offset: int) -> tuple[Session, Any]:
     return pickle.load(stream)
 
 
-def read(spooled: str, remove: bool = True, skip: Container[int] = ()) -> Iterator[tuple[Session, Any, Pages]]:
+def read(spooled: str) -> Iterator[tuple[Session, Any, Pages]]:
     """The sessions of one spool file in the order written, each as (the session without its
-    steps and children, what its pages need from all its steps, its pages of steps), but for
-    those in `skip` (their positions, from 0: read by range with read_pages). A session's
-    pages are read as they are iterated, before the next session is asked for. The file is
-    removed after (unless `remove` is false): each is read once."""
+    steps and children, what its pages need from all its steps, its pages of steps). A
+    session's pages are read as they are iterated, before the next session is asked for. The
+    file is removed after: each is read once."""
     path = Path(spooled)
     try:
         with path.open("rb") as stream:
-            for position, (head_at, pages) in enumerate(_index(stream)):
-                if position in skip:
-                    continue
+            for head_at, pages in _index(stream):
                 head, whole = _head(stream, head_at)
                 yield head, whole, Pages(stream, pages)
     finally:
-        if remove:
-            path.unlink(missing_ok=True)
-
-
-def read_early(spooled: str, offsets: Iterable[int]) -> Iterator[list[Step]]:
-    """Pages of steps of a spool file still being written (SpoolWriter.flush gave `offsets`)."""
-    with Path(spooled).open("rb") as stream:
-        yield from Pages(stream, tuple(offsets))
-
-
-def read_pages(spooled: str, session: int, first: int, stop: int) -> tuple[Session, Any, Iterator[list[Step]]]:
-    """The `session`-th session of a spool file (from 0, in the order written) with its pages
-    `first` to `stop` - 1 (from 0), read as they are iterated; the file is left in place."""
-    path = Path(spooled)
-    with path.open("rb") as stream:
-        head_at, pages = _index(stream)[session]
-        head, whole = _head(stream, head_at)
-
-    def pages_read() -> Iterator[list[Step]]:
-        with path.open("rb") as again:
-            yield from Pages(again, pages[first:stop])
-
-    return head, whole, pages_read()
+        path.unlink(missing_ok=True)

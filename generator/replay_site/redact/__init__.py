@@ -34,13 +34,11 @@ from replay_site.redact.detect import (
     Hit,
     ScannerUnavailable,
     scanner_version,
-    start_scanner,
 )
 from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
 from replay_site.redact.views import views as _views
 
-__all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version",
-           "start_scanner"]
+__all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
 
 # Deeper argument trees are cut here with a visible marker, so no later stage (rendering,
 # JSON encoding) meets a depth it cannot handle.

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version, start_scanner  # noqa: F401 - the redaction's API
+from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
 from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, SHAPES, VALUE_RULES
 

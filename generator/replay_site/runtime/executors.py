@@ -1,69 +1,80 @@
-"""How many processes run a build's tasks, and running a task in this one.
-
-`executor_for` decides from the bytes the build has to read: this process alone
-(`InlineExecutor`) for small builds, else this one beside a pool of workers that die with
-the build (worker_pool.py, imported only then), a pool for each pass (`PassPools`).
-"""
+"""The executor interface, running tasks in this process, and choosing how a build runs."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
-from replay_site.runtime.task_memory import release_freed_memory, run_then_release
+from replay_site.runtime.places import Place
+
+
+
+class Executor(Protocol):
+    """Runs a pass's tasks: `map` yields function(item) for each item, in the items' order.
+    Used as a context manager: leaving it ends whatever it started, also on an error."""
+
+    processes: int  # how many processes run tasks at once
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def close(self) -> None:
+        """End whatever the executor started, now (leaving it does too): its tasks are all done."""
+
+    def map(self, function: Callable, items: Iterable[Any], places: Sequence[Place] | None = None) -> Iterator[Any]:
+        """function(item) for each item; where `places` are given, each item runs at its place
+        when it still can (a task that reads what an earlier task left there)."""
+
+    def map_placed(self, function: Callable, items: Iterable[Any]) -> Iterator[tuple[Any, Place]]:
+        """As map, each result with the place it was made at."""
 
 
 class InlineExecutor:
-    """The executor interface, run in this process: for one job, and small builds where
-    starting worker processes costs more than it saves."""
+    """Every task in this process, one after the other: one job, and builds too small to pay
+    for starting workers."""
 
     processes = 1
 
-    def __enter__(self):
+    def __enter__(self) -> InlineExecutor:
         return self
 
-    def __exit__(self, *_exc) -> None:
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+    def close(self) -> None:
         return None
 
     @staticmethod
-    def map(function, items):
-        return (run_then_release(function, item) for item in items)
+    def map(function: Callable, items: Iterable[Any], places: Sequence[Place] | None = None) -> Iterator[Any]:
+        return (function(item) for item in items)
 
     @staticmethod
-    def end_workers() -> None:
-        """No worker to end: this process is the only one."""
-
-    @staticmethod
-    def reading_done(_prepare: Callable[[], None]) -> None:
-        """The catalogue stays: the next build in this process may need it (_release_shared)."""
+    def map_placed(function: Callable, items: Iterable[Any]) -> Iterator[tuple[Any, Place]]:
+        return ((function(item), None) for item in items)
 
 
-# Starting workers (an interpreter loading jinja2, pygments, prices and the secret scanner:
-# once in the fork server, else once per spawned worker) costs about half a second of a core,
-# and the parent waits meanwhile. Measured with spawned workers: on the
-# 2-core development machine, quiet, the 80 MiB benchmark corpus built in 12.9-14.3 s wall
-# in one process and 8.3-8.6 s with two workers (on the same machine loaded by other jobs,
-# two workers lost: 16.9 s against 11.9 s); the tests' and the examples' few MiB stay in
-# one process.
+# A worker costs a fork and its own copy of what it touches (~0.1 s and ~30 MiB); below this
+# many bytes of logs per worker a build is quicker in one process.
 BYTES_PER_WORKER = 16 << 20
 
 
-def executor_for(jobs: int, work_bytes: int, sources: int):
-    """Processes for the build's tasks, this one included: `jobs` when given, else as many as
-    the bytes to read pay for (never more than sources to read, nor than cores)."""
-    processes = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, sources)
-    release_freed_memory()  # discovery's file heads, before the long part of the build
-    if processes <= 1:
+def executor_for(jobs: int, work_bytes: int, tasks: int, scheduler: str | None = None,
+                 prepare: Callable[[], None] | None = None) -> Executor:
+    """How a build runs: on the dask cluster at `scheduler`; else in `jobs` processes when
+    given (1: this one), else in as many as the bytes to read pay for, never more than tasks
+    or cores. `prepare` runs once before workers are forked (what they all load, so that they
+    share it rather than each loading its own). A program running other threads builds in its
+    own process: forking it could copy a lock another thread holds, and spawned workers would
+    leave multiprocessing's resource tracker running after the build."""
+    if scheduler:
+        from replay_site.runtime.cluster import DaskExecutor  # dask is an extra, and slow to import
+
+        return DaskExecutor(scheduler)
+    processes = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, tasks)
+    if processes <= 1 or not hasattr(os, "fork") or threading.active_count() > 1:
         return InlineExecutor()
-    from replay_site.runtime.worker_pool import PassPools, worker_context
+    from replay_site.runtime.processes import ProcessExecutor
 
-    return PassPools(processes, worker_context())
-
-
-def executor_of(processes: int, scanner: bool = True):
-    """`processes` that run tasks, this one and processes - 1 workers, or this one alone;
-    `scanner`: whether the workers may redact (worker_pool.load_shared)."""
-    if processes <= 1:
-        return InlineExecutor()
-    from replay_site.runtime.worker_pool import WorkerPool, worker_context
-
-    return WorkerPool(processes, worker_context(), scanner)
+    return ProcessExecutor(processes, prepare)

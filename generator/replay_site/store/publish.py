@@ -1,9 +1,9 @@
 """Publishing a whole site at once, and what replay-site may do to an output folder.
 
 A build writes into a sibling staging folder (`.<name>.replay-site-new-XXXX`) and then swaps
-it with the output folder in one step (renameat2 RENAME_EXCHANGE), so a reader — or a kill
-at any moment — sees exactly the previous site or exactly the new one. Where that call is
-missing, two renames are used instead; a kill between them leaves the old site beside the
+it with the output folder in one step (renameat2 RENAME_EXCHANGE, which the build hands the
+writer: runtime/system.py), so a reader — or a kill at any moment — sees exactly the previous
+site or exactly the new one. Where that call is missing, two renames are used instead; a kill between them leaves the old site beside the
 missing folder, and the next build moves it back.
 
 Deleting follows one rule everywhere: a file goes only if the folder's manifest (which also
@@ -13,14 +13,12 @@ with its own file (the link's target is never touched). Anything else stays, and
 """
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import errno
 import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 MANIFEST = ".replay-site-manifest.json"  # the files a build wrote; its presence marks the folder
@@ -106,25 +104,10 @@ def check_writable(out: Path, real: Path, force: bool) -> None:
                            f"({len(foreign)}, e.g. {foreign[0]}); remove them, or pass --force to keep them in the new site")
 
 
-# The descriptors this process holds its staging folders locked by (lock). A process forked
-# from it (a worker forked from the build) closes its copies at once: otherwise a worker still
-# dying after its build was killed keeps the folder "in use" to the next build's recovery.
-_HELD: set[int] = set()
-
-
-def _close_inherited_locks() -> None:
-    for descriptor in _HELD:
-        with contextlib.suppress(OSError):
-            os.close(descriptor)
-    _HELD.clear()
-
-
-os.register_at_fork(after_in_child=_close_inherited_locks)
-
-
 def lock(folder: Path) -> int | None:
     """Hold an exclusive lock on `folder` for this process's life (until unlock), so another
-    build's recovery leaves a staging folder in use alone. Returns the descriptor; None where
+    build's recovery leaves a staging folder in use alone. A process forked after it would
+    hold it too, as long as it lives: the build forks its workers before it locks. Returns the descriptor; None where
     the file system has no locks (then only a concurrent build into the same folder is
     unprotected). Raises BlockingIOError when another process holds the lock."""
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -136,12 +119,10 @@ def lock(folder: Path) -> int | None:
     except OSError:
         os.close(descriptor)
         return None
-    _HELD.add(descriptor)
     return descriptor
 
 
 def unlock(descriptor: int) -> None:
-    _HELD.discard(descriptor)
     os.close(descriptor)
 
 
@@ -226,38 +207,18 @@ def discard(folder: Path, live: Path) -> list[str]:
     return []
 
 
-def _renameat2_exchange():
-    """libc's renameat2 with RENAME_EXCHANGE, or None where the C library lacks it."""
-    try:
-        # the C library's symbols as this process has them: find_library("c") runs
-        # `ldconfig -p` in a subprocess and parses what it lists (~5 ms of a rebuild)
-        libc = ctypes.CDLL(None, use_errno=True)
-        function = libc.renameat2
-    except (OSError, AttributeError, TypeError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-
-    def exchange(first: Path, second: Path) -> None:
-        at_fdcwd, rename_exchange = -100, 2
-        if function(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) != 0:
-            code = ctypes.get_errno()
-            raise OSError(code, os.strerror(code), str(second))
-
-    return exchange
+Exchange = Callable[[Path, Path], None]  # two paths swapped in one step (runtime/system.py: renameat2)
 
 
-_exchange = _renameat2_exchange()
-
-
-def swap(staging: Path, out: Path) -> Path | None:
-    """Put `staging` in the place of `out` in one step; returns the folder now holding the
-    previous site (None when there was none)."""
+def swap(staging: Path, out: Path, exchange: Exchange | None) -> Path | None:
+    """Put `staging` in the place of `out`, in one step where `exchange` is given; returns the
+    folder now holding the previous site (None when there was none)."""
     if not os.path.lexists(out):
         os.rename(staging, out)
         return None
-    if _exchange is not None:
+    if exchange is not None:
         try:
-            _exchange(staging, out)
+            exchange(staging, out)
             return staging
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):

@@ -14,6 +14,7 @@ from typing import BinaryIO
 
 from replay_site.store.publish import (
     MANIFEST,
+    Exchange,
     NEW,
     PARTIAL,
     PublishError,
@@ -121,10 +122,11 @@ def folder_writer(root):
     return ObjectWriter(root)
 
 
-def site_writer(out, sources: Iterable[Path] = (), force: bool = False):
-    """The build's writer: a staging folder swapped in whole, or a store's objects in order."""
+def site_writer(out, sources: Iterable[Path] = (), force: bool = False, exchange: Exchange | None = None):
+    """The build's writer: a staging folder swapped in whole (in one step with `exchange`), or
+    a store's objects in order."""
     if isinstance(out, Path):
-        return SiteWriter(out, sources, force)
+        return SiteWriter(out, sources, force, exchange)
     from replay_site.store.objects import ObjectSiteWriter
 
     return ObjectSiteWriter(out, force)
@@ -135,8 +137,9 @@ class SiteWriter(FolderWriter):
     manager: leaving the block without finish() (an error, Ctrl-C) removes the staging
     folder and leaves the previous site untouched."""
 
-    def __init__(self, out: Path, sources: Iterable[Path] = (), force: bool = False):
+    def __init__(self, out: Path, sources: Iterable[Path] = (), force: bool = False, exchange: Exchange | None = None):
         self.out = out
+        self._exchange = exchange
         self.live = output_folder(out, sources)
         self.force = force
         self._published = False
@@ -242,7 +245,7 @@ class SiteWriter(FolderWriter):
             mode = stat.S_IMODE(self.live.stat().st_mode) if self.live.is_dir() else FOLDER_MODE
             os.chmod(self.root, mode)
             (self.root / PARTIAL).unlink()
-            previous = swap(self.root, self.live)
+            previous = swap(self.root, self.live, self._exchange)
         except OSError as exc:
             raise PublishError(f"cannot publish the site at {self.out}: {exc.strerror}") from None
         self._published = True
