@@ -57,10 +57,12 @@ def test_a_cluster_build_writes_the_local_build_bytes_on_the_workers(cluster, tm
     assert set().union(*ran.values()) == set(workers.values())  # on the two workers, not in this process
     read = [task for task in stream if "read_and_summarize" in task["key"]]
     assert len(read) == len(discover([DATA], pick_readers("auto"), []))  # a task per source
-    # each source's pages written on the worker that read it, from what it spooled there
+    # each source's pages written on the worker that read it, from what it spooled there: asked
+    # for, not forced (a worker gone must not stall its tasks), so the scheduler's work stealing
+    # may move a few; a moved one reads the spool where it can, else the log again
     where = {(task["key"].split("-")[2], task["key"].rsplit("-", 1)[1]): task["worker"] for task in stream}
-    assert all(where[("write_source_pages", index)] == worker for (name, index), worker in where.items()
-               if name == "read_and_summarize")
+    placed = [where[("write_source_pages", index)] == worker for (name, index), worker in where.items() if name == "read_and_summarize"]
+    assert sum(placed) >= 0.75 * len(placed), where
 
 
 def test_a_cluster_build_reads_each_log_once(cluster, tmp_path, monkeypatch):

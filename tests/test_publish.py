@@ -9,13 +9,12 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 import traceback
 import types
 from pathlib import Path
 
 import pytest
-from publishtools import copy_logs, siblings, snapshot
+from publishtools import DATA, copy_logs, siblings, snapshot
 from typer.testing import CliRunner
 
 from replay_site.pipeline import stages as site
@@ -255,27 +254,25 @@ def test_a_staging_folder_in_use_is_left_alone(old_site):
         publish.unlock(descriptor)
 
 
-def test_a_process_forked_from_the_build_does_not_hold_its_staging_lock(tmp_path):
-    """Workers are forked from the build: one still dying after its build was killed must
-    not keep the staging folder "in use" to the next build's recovery."""
-    staging = tmp_path / ".site.replay-site-new-eeee"
-    staging.mkdir()
-    descriptor = publish.lock(staging)
-    ready, started = os.pipe()
-    child = os.fork()
-    if child == 0:  # a worker (its fork handlers have run): outlives the lock's release below
-        os.write(started, b"!")
-        time.sleep(3)
-        os._exit(0)
-    try:
-        assert os.read(ready, 1) == b"!"
-        publish.unlock(descriptor)
-        assert not publish._in_use(staging)
-    finally:
-        os.kill(child, signal.SIGKILL)
-        os.waitpid(child, 0)
-        os.close(ready)
-        os.close(started)
+def test_the_workers_are_forked_before_the_staging_folder_is_locked(tmp_path, monkeypatch):
+    """A worker forked after the writer locked its staging folder would hold the lock as long
+    as it lives, and a worker still dying after its build was killed would keep the folder
+    "in use" to the next build's recovery: the build starts its executor first."""
+    entered = []
+    real_executor, real_writer = site.executor_for, site.site_writer
+
+    def executor(*args, **kwargs):
+        entered.append("executor")
+        return real_executor(*args, **kwargs)
+
+    def writer(*args, **kwargs):
+        entered.append("writer")
+        return real_writer(*args, **kwargs)
+
+    monkeypatch.setattr(site, "executor_for", executor)
+    monkeypatch.setattr(site, "site_writer", writer)
+    site.build([DATA / "glue"], tmp_path / "site", site.BuildOptions(incremental=False))
+    assert entered == ["executor", "writer"]
 
 
 def test_without_renameat2_two_renames_publish_the_site(logs, old_site, monkeypatch, tmp_path):

@@ -157,7 +157,6 @@ def test_a_missing_scanner_stops_the_command_with_one_error_line(tmp_path, monke
     line = json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"key {GITHUB}"})
     source = glue_session(tmp_path / "logs" / "s", [line])
     monkeypatch.setattr(builtins, "__import__", no_kingfisher)
-    monkeypatch.setattr(catalogue, "_PROCESS", None)  # an earlier build's scanning process, which could scan
     catalogue._load_scanner.cache_clear()
     try:
         result = runner.invoke(app, ["export", str(source), "-o", str(tmp_path / "r.html")])

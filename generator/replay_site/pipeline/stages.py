@@ -47,7 +47,7 @@ from replay_site.store.detections import DetectionMemory
 from replay_site.store.file_state import FileState
 from replay_site.store.fragments import FragmentMemo
 from replay_site.store.states import cache_path, listing_for_build, unchanged_outputs
-from replay_site.store.writer import SiteWriter, site_writer
+from replay_site.store.writer import SiteWriter, check_output, site_writer
 
 Progress = Callable[[int, int], None]
 
@@ -105,6 +105,7 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     """Build the site in a staging folder and publish it whole (store/writer.py): a build that
     fails or is stopped leaves the previous site as it was."""
     started_ns = time.time_ns()
+    check_output(out, roots, options.force)
     result = BuildResult(out)
     inputs = build_inputs(roots, options)
     on_disk = _on_disk(out, roots)

@@ -122,6 +122,13 @@ def folder_writer(root):
     return ObjectWriter(root)
 
 
+def check_output(out, sources: Iterable[Path] = (), force: bool = False) -> None:
+    """Refuse an output folder the build could not publish at, before any work (PublishError);
+    site_writer checks again once it has tidied what a killed build left."""
+    if isinstance(out, Path):
+        check_writable(out, output_folder(out, sources), force)
+
+
 def site_writer(out, sources: Iterable[Path] = (), force: bool = False, exchange: Exchange | None = None):
     """The build's writer: a staging folder swapped in whole (in one step with `exchange`), or
     a store's objects in order."""
