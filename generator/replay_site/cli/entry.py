@@ -9,9 +9,10 @@ included, declares as moving its folders; the same plugins), the same package co
 files under the sources, the theme, the prices file and the page libraries' metadata, each
 with the stat it had when the last build started or, when only that moved (a touched file),
 the same size and content digest; the agents' default folders existing as they did, and
-every file that build wrote still as it left it. A touched file's new stat is remembered, so the next run does not
-hash it again. A build whose command line this module understands but cannot answer so
-runs without typer (build_command.py); any other command goes to the typer app (app.py).
+every file that build wrote still as it left it. A touched file's new stat is remembered,
+so the next run does not hash it again. A build whose command line this module understands
+but cannot answer so runs without typer (build_command.py); any other command goes to the
+typer app (app.py).
 """
 from __future__ import annotations
 
