@@ -198,3 +198,29 @@ def test_of_two_plugins_of_one_name_the_first_is_kept(tmp_path, monkeypatch):
         readers._loaded.cache_clear()  # the real registry again for the tests that follow
         monkeypatch.undo()
         assert "toy" not in readers.registry()
+
+
+def test_the_no_op_path_asks_importlib_metadata_only_when_the_path_changed(monkeypatch):
+    """reader_folders.readers_unchanged with what is installed stood in for: a changed path
+    is a changed reader while any plugin is registered (it may be its upgrade)."""
+    from replay_site import installed, reader_folders
+
+    monkeypatch.setenv("TOY_HOME", "/logs/a")
+    asked, now = [], {"path": [["/site-packages", 1]], "plugins": []}
+    monkeypatch.setattr(installed, "path_state", lambda: now["path"])
+    monkeypatch.setattr(installed, "entry_points", lambda group: asked.append(group) or now["plugins"])
+    recorded = reader_folders.readers_state([type("Toy", (), {"env_vars": ("TOY_HOME",)})()])
+    assert recorded["variables"] == {"HOME": os.environ.get("HOME"), "TOY_HOME": "/logs/a"}
+    asked.clear()
+    assert reader_folders.readers_unchanged(recorded) and asked == []
+    monkeypatch.setenv("TOY_HOME", "/logs/b")
+    assert not reader_folders.readers_unchanged(recorded)
+    monkeypatch.setenv("TOY_HOME", "/logs/a")
+    now["path"] = [["/site-packages", 2]]  # something installed, not a plugin reader
+    assert reader_folders.readers_unchanged(recorded) and asked == ["replay_site.readers"]
+    now["plugins"] = [["toy", "toy_reader:READER"]]  # a plugin reader installed
+    assert not reader_folders.readers_unchanged(recorded)
+    with_plugin = reader_folders.readers_state([])
+    assert reader_folders.readers_unchanged(with_plugin)
+    now["path"] = [["/site-packages", 3]]  # the same plugin, maybe upgraded
+    assert not reader_folders.readers_unchanged(with_plugin)
