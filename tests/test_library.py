@@ -88,6 +88,9 @@ def test_no_source_means_the_default_folders(tmp_path, monkeypatch):
     os.symlink(replay_site.examples_dir() / "glue", logs)
     assert [s.id for s in replay_site.iter_sessions()] == ["1791000000000-4242-ex1", "1791000000000-4242-ex1:sub:sub-ex1-0a"]
     assert replay_site.load_session().id == "1791000000000-4242-ex1"  # the latest started, a top session
+    os.unlink(logs)  # no default folder: a log named by its path is still found
+    log = replay_site.examples_dir() / "gptme" / "markdown-hello" / "conversation.jsonl"
+    assert replay_site.load_session(str(log)).title == "Loud hello script"
 
 
 def test_what_cannot_be_read_is_a_problem_naming_file_and_line(tmp_path):

@@ -40,7 +40,8 @@ def load_session(reference: str | None = None, sources: Sources = None, options:
     """One session: `reference` is a log's path, a session id or a unique prefix of one, or
     None for the session started last under `sources`. DiscoveryError when none or several match."""
     options = options or ReadOptions()
-    return load.load_session(reference, _roots(sources, options.format), options)
+    named = reference is not None and Path(reference).exists()  # a log's path: no folder to search
+    return load.load_session(reference, [] if named else _roots(sources, options.format), options)
 
 
 def build_site(sources: Sources = None, out: str | os.PathLike = DEFAULTS["out"], *,
