@@ -180,24 +180,41 @@ def test_a_plugin_cannot_shadow_a_built_in(tmp_path, point, reader_name, why):
     assert run(tmp_path, env, code=check).stdout.split() == ["True", "['claude',", "'codex',", "'glue',", "'gptme',", "'rlm']"]
 
 
-def test_of_two_plugins_of_one_name_the_first_is_kept(tmp_path, monkeypatch):
-    """importlib.metadata gives one entry point of a name on Python 3.11, each of two
-    distributions' on later ones: the registry is asked with both."""
+def _registry_with(tmp_path, monkeypatch, points: list[tuple[str, str]], modules: dict[str, str]) -> tuple[dict, list[str]]:
+    """The registry, in this process, with `points` as the entry points of plugin readers."""
     from replay_site import installed, readers
 
-    install(tmp_path / "plugins", "toy-replay", {}, {"toy_reader": TOY_READER, "toy_fork": GREEDY})
-    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
-    points = [("toy", "toy_reader:READER"), ("toy", "toy_fork:READER")]
+    for module, source in modules.items():
+        (tmp_path / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(installed, "entry_points", lambda group: points if group == "replay_site.readers" else [])
     readers._loaded.cache_clear()
     try:
-        assert type(readers.registry()["toy"]).__module__ == "toy_reader"
-        assert [str(problem) for problem in readers.plugin_problems()] == [
-            "plugin reader 'toy' (toy_fork:READER) has the name of another plugin reader, loaded before it; left out"]
+        return dict(readers.registry()), [str(problem) for problem in readers.plugin_problems()]
     finally:
         readers._loaded.cache_clear()  # the real registry again for the tests that follow
         monkeypatch.undo()
+        for module in modules:
+            sys.modules.pop(module, None)
         assert "toy" not in readers.registry()
+
+
+def test_of_two_plugins_of_one_name_the_first_is_kept(tmp_path, monkeypatch):
+    """importlib.metadata gives one entry point of a name on Python 3.11, each of two
+    distributions' on later ones: the registry is asked with both."""
+    found, problems = _registry_with(tmp_path, monkeypatch, [("toy", "toy_reader:READER"), ("toy", "toy_fork:READER")],
+                                     {"toy_reader": TOY_READER, "toy_fork": GREEDY})
+    assert type(found["toy"]).__module__ == "toy_reader"
+    assert problems == ["plugin reader 'toy' (toy_fork:READER) has the name of another plugin reader, loaded before it; left out"]
+
+
+def test_a_plugin_that_is_not_a_reader_is_left_out(tmp_path, monkeypatch):
+    half = TOY_READER.replace("    def group(self, found, root):", "    def grouped(self, found, root):")
+    found, problems = _registry_with(tmp_path, monkeypatch, [("toy", "toy_reader:READER"), ("tool", "toy_tool:READER")],
+                                     {"toy_reader": half, "toy_tool": "class READER:\n    name = 'tool'\n"})
+    assert "toy" not in found and "tool" not in found
+    assert problems == ["plugin reader 'toy' (toy_reader:READER) is not a reader (it has no group); left out",
+                        "plugin reader 'tool' (toy_tool:READER) is not a reader (it has no label, default_dirs, detect, group, read); left out"]
 
 
 def test_the_no_op_path_asks_importlib_metadata_only_when_the_path_changed(monkeypatch):

@@ -9,10 +9,11 @@ entry-point group `replay_site.readers` (the entry point's name is the reader's 
 
 and both land in the same dict. A plugin never breaks a command and never replaces a reader
 silently: one that fails to load (its import or attribute raises), whose reader has another
-name than its entry point, or that has the name of a built-in or of a plugin loaded before it,
-is left out with one warning naming it and why (`plugin_problems`, which discovery adds to
-the problems of every build and every command that reads logs). A built-in always wins: a
-plugin that reads a built-in's format better takes a name of its own (`--format mytool`).
+name than its entry point or lacks a `Reader` method, or that has the name of a built-in or
+of a plugin loaded before it, is left out with one warning naming it and why
+(`plugin_problems`, which discovery adds to the problems of every build and every command
+that reads logs). A built-in always wins: a plugin that reads a built-in's format better
+takes a name of its own (`--format mytool`).
 
 Discovery (discover.py) walks each source once and reads each candidate file's head
 once; readers only `detect` their files from a head and `group` the files they detected.
@@ -185,4 +186,8 @@ def _plugin(name: str, spec: str, readers: dict[str, Reader]) -> tuple[Reader | 
         return None, f"could not be loaded ({traceback.format_exception_only(exc)[-1].strip()})"
     if getattr(reader, "name", None) != name:
         return None, f"reads logs as {getattr(reader, 'name', None)!r}, not by its entry point's name"
+    finding = ("detect", "group") if not hasattr(reader, "find") else ()
+    lacking = [attribute for attribute in ("label", "default_dirs", *finding, "read") if not hasattr(reader, attribute)]
+    if lacking:
+        return None, f"is not a reader (it has no {', '.join(lacking)})"
     return reader, ""
