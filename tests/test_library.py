@@ -34,7 +34,7 @@ def test_the_documented_example_runs(tmp_path, monkeypatch):
 
 
 def test_every_exported_name_resolves_to_the_library_s_object():
-    assert replay_site.__all__[0] == "__version__" and len(set(replay_site.__all__)) == len(replay_site.__all__)
+    assert replay_site.__all__ == ["__version__", *api.__all__] and len(set(api.__all__)) == len(api.__all__)
     for name in replay_site.__all__[1:]:
         assert getattr(replay_site, name) is getattr(api, name), name
     assert replay_site.Session is model.Session and replay_site.Cost is model.Cost
@@ -43,7 +43,7 @@ def test_every_exported_name_resolves_to_the_library_s_object():
     exec("from replay_site import *", star)
     assert sorted(name for name in star if name != "__builtins__") == sorted(replay_site.__all__)
     with pytest.raises(AttributeError, match="no attribute 'HelperProces'"):
-        replay_site.HelperProces  # a typo is an AttributeError, not an import of the library
+        _ = replay_site.HelperProces  # a typo is an AttributeError, not an import of the library
 
 
 def _imported_after(code: str) -> set[str]:

@@ -81,7 +81,7 @@ def environment(tmp_path: Path, **variables: str) -> dict[str, str]:
 
 def run(tmp_path: Path, env: dict[str, str], *args: str, code: str = ENTRY, status: int = 0) -> subprocess.CompletedProcess:
     result = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == status, result.stderr
     return result
 

@@ -137,8 +137,8 @@ class HelperProcess:
         atexit.unregister(self.stop)
 
 
-# The library (api.py), imported when a name of it is first asked for.
-__all__ = ["__version__", "ReadOptions", "iter_sessions", "load_session", "default_sources", "examples_dir",
+# The library (api.py, whose __all__ this is with __version__), imported when a name of it is first asked for.
+__all__ = ["__version__", "ReadOptions", "iter_sessions", "load_session", "default_sources", "examples_dir",  # noqa: RUF022
            "build_site", "Session", "Step", "ToolCall", "FileChange", "Usage", "Cost", "Problem", "DiscoveryError"]
 
 

@@ -23,6 +23,10 @@ from replay_site.readers.files import location
 if TYPE_CHECKING:
     from replay_site.pipeline.stages import BuildResult
 
+# what the package root re-exports (its __all__ is this and __version__: a test keeps them one)
+__all__ = ["ReadOptions", "iter_sessions", "load_session", "default_sources", "examples_dir", "build_site",  # noqa: RUF022
+           "Session", "Step", "ToolCall", "FileChange", "Usage", "Cost", "Problem", "DiscoveryError"]
+
 Sources = str | os.PathLike | Iterable[str | os.PathLike] | None
 
 
