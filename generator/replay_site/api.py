@@ -34,8 +34,9 @@ def iter_sessions(sources: Sources = None, options: ReadOptions | None = None,
                   problems: list[Problem] | None = None) -> Iterator[Session]:
     """Every session found under `sources`, each subagent's after its parent's, read, priced
     and (unless `options.redact` is off) with credentials replaced. What could not be read is
-    appended to `problems` (a warning naming file and line), never raised; a source that
-    holds no session is a DiscoveryError."""
+    a Problem, never raised: a bad line in its session's `problems` (naming file and line), a
+    file skipped or a plugin reader left out in `problems`; a source that holds no session is
+    a DiscoveryError."""
     options = options or ReadOptions()
     yield from load.iter_sessions(_roots(sources, options.format), options, problems)
 
