@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from replay_site.model import Problem
-from replay_site.readers import Reader, SessionSource, registry
+from replay_site.readers import Reader, SessionSource, plugin_problems, registry
 from replay_site.readers.files import COMPRESSED_SUFFIXES, describe_error, file_kind, is_local, plain_name, read_head
 
 # Files worth a head read inside a folder, plain or compressed (the content decides which);
@@ -37,8 +37,13 @@ def pick_readers(format_name: str) -> list[Reader]:
     if format_name == "auto":
         return list(readers.values())
     if format_name not in readers:
-        raise DiscoveryError(f"unknown format {format_name!r}; known: {', '.join(sorted(readers))}")
+        raise DiscoveryError(f"unknown format {format_name!r}; known: {', '.join(sorted(readers))}{_left_out()}")
     return [readers[format_name]]
+
+
+def _left_out() -> str:
+    """The plugin readers left out, for an error that one of them may explain."""
+    return "".join(f"; {problem}" for problem in plugin_problems())
 
 
 def default_roots(readers: Iterable[Reader]) -> list[Path]:
@@ -60,6 +65,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
     silently passed over. With a `memory`, a file the last build saw as it is now is not
     read again: the readers' answers for it are remembered.
     """
+    problems.extend(plugin_problems())  # the plugin readers left out, so that no log goes unread unsaid
     sources: list[SessionSource] = []
     real_paths: dict[Path, Path] = {}  # each candidate's resolved path, as the walk found it
     for root in roots:
@@ -73,7 +79,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
                 raise DiscoveryError(f"{root}: {describe_error(exc)}") from None
         found = find_sources(root, readers, problems, memory, real_paths)
         if not found:
-            raise DiscoveryError(f"{root}: no readable session found")
+            raise DiscoveryError(f"{root}: no readable session found{_left_out()}")
         sources.extend(found)
     ordered = sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
     # A log named twice (a root that is a symlink to a file under another root) is read once:

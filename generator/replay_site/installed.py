@@ -58,7 +58,7 @@ def entry_points(group: str) -> list[tuple[str, str]]:
     return [(name, value) for name, value in _answer(f"entry points {group}", ask)]
 
 
-def _path_state() -> list[list[Any]]:
+def path_state() -> list[list[Any]]:
     """Each folder on sys.path with its modification time (None when it is not a folder)."""
     state = []
     for entry in sys.path:
@@ -72,7 +72,7 @@ def _path_state() -> list[list[Any]]:
 def _answer(question: str, ask: Callable[[], Any]) -> Any:
     global _memo, _paths
     if _memo is None:
-        _paths = _path_state()
+        _paths = path_state()
         try:
             stored = json.loads((cache_folder() / _FILE).read_bytes())
             _memo = stored["answers"] if stored["paths"] == _paths else {}

@@ -27,7 +27,7 @@ from replay_site.discover import DiscoveryError
 from replay_site.figures import parts
 from replay_site.pages import standalone, terminal
 from replay_site.pages.formatting import counted
-from replay_site.readers import registry
+from replay_site.readers import plugin_problems, registry
 from replay_site.redact import count_secrets, decisions
 from replay_site.redact.review import review_hits
 from replay_site.store.publish import MANIFEST
@@ -154,6 +154,8 @@ def formats(
     if not check_kinds:
         for name, reader in sorted(registry().items()):
             typer.echo(f"{name:8} {reader.label:20} {', '.join(map(str, reader.default_dirs())) or '-'}")
+        for problem in plugin_problems():
+            say(f"warning: {problem}", err=True, line=True)
         return
     problems: list = []
     with user_errors():

@@ -3,20 +3,21 @@ last build's site record (store/states.py) before typer, the readers, jinja2, py
 the price table are imported, with the standard library alone (the record is read with json:
 importing orjson first, ~12 ms, delayed the secret scanner's start after one appended turn).
 
-Nothing changed means: the same command line (options, working directory, the environment
-variables that move the agents' folders), the same package code, the same files under the
-sources, the theme, the prices file and the page libraries' metadata, each with the stat it
-had when the last build started or, when only that moved (a touched file), the same size and
-content digest; the agents' default folders existing as they did, and every file that build
-wrote still as it left it. A touched file's new stat is remembered, so the next run does not
-hash it again. A build whose command line this module understands but cannot answer so
-runs without typer (build_command.py); any other command goes to the typer app (app.py).
+Nothing changed means: the same command line (options, working directory), the readers
+looking where they looked (reader_folders.py: the environment variables every reader, plugins
+included, declares as moving its folders; the same plugins), the same package code, the same
+files under the sources, the theme, the prices file and the page libraries' metadata, each
+with the stat it had when the last build started or, when only that moved (a touched file),
+the same size and content digest; the agents' default folders existing as they did, and
+every file that build wrote still as it left it. A touched file's new stat is remembered,
+so the next run does not hash it again. A build whose command line this module understands
+but cannot answer so runs without typer (build_command.py); any other command goes to the
+typer app (app.py).
 """
 from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import sys
 import time
@@ -25,6 +26,7 @@ from typing import Any, NamedTuple
 
 # standard library only, like everything this module imports
 from replay_site.pipeline import options
+from replay_site.reader_folders import readers_state, readers_unchanged
 from replay_site.store.file_state import states_from_json, states_to_json
 from replay_site.store.states import (
     changed_files,
@@ -36,8 +38,6 @@ from replay_site.store.states import (
     tree_listing,
 )
 
-# where the readers look by default depends on these (HOME, CODEX_HOME, XDG_DATA_HOME, ...)
-_FOLDER_VARIABLES = re.compile(r"HOME|XDG_|CLAUDE|CODEX|GPTME|GLUE|RLM")
 
 
 class _Request(NamedTuple):
@@ -116,9 +116,8 @@ def _build_request(argv: list[str]) -> _Request | None:
         if option.url and "://" in value:
             return None
         given[option.name] = option.value_type(value)
-    environment = sorted((k, v) for k, v in os.environ.items() if _FOLDER_VARIABLES.search(k))
     meaning = sorted((name, str(value)) for name, value in given.items() if options.BY_NAME[name].shapes_site)
-    key = json.dumps([os.getcwd(), environment, sources, meaning])
+    key = json.dumps([os.getcwd(), sources, meaning])  # the readers' folder variables: the record's "readers"
     build = {**options.DEFAULTS, **given, "sources": [Path(source) for source in sources] or None}
     return _Request(key, build["out"], build["quiet"], build)
 
@@ -134,6 +133,7 @@ def _answer_unchanged(request: _Request) -> bool:
         # on the medium corpus) and the code digest are then left to it
         same_elsewhere = changed == [] and (
             record["request"] == request.key
+            and readers_unchanged(record["readers"])
             and all(os.path.isdir(folder) == existed for folder, existed in record["default_folders"].items())
             and output_states(request.out, set(record["outputs"])) == record["outputs"]
             and record["code"] == code_digest()
@@ -164,4 +164,7 @@ def _stamp(out: Path, key: str, started_ns: int) -> None:
         return
     if isinstance(record, dict) and record.get("started_ns", 0) >= started_ns:
         record["request"] = key
+        from replay_site.readers import registry  # loaded by the build: costs nothing here
+
+        record["readers"] = readers_state(registry().values())
         replace_file(path, record)

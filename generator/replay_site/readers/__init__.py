@@ -2,7 +2,19 @@
 
 A reader is any object with the attributes of `Reader`. Built-ins are listed in
 BUILTIN (one line per format); third-party packages add theirs through the
-entry-point group `replay_site.readers`, and both land in the same dict.
+entry-point group `replay_site.readers` (the entry point's name is the reader's `name`):
+
+    [project.entry-points."replay_site.readers"]
+    mytool = "mytool_replay.reader:READER"
+
+and both land in the same dict. A plugin never breaks a command and never replaces a reader
+silently: one that fails to load (its import or attribute raises), whose reader has another
+name than its entry point or lacks a `Reader` method, or that has the name of a built-in or
+of a plugin loaded before it, is left out with one warning naming it and why
+(`plugin_problems`, which discovery adds to the problems of every build and every command
+that reads logs). A built-in always wins: a plugin that reads a built-in's format better
+takes a name of its own (`--format mytool`).
+
 Discovery (discover.py) walks each source once and reads each candidate file's head
 once; readers only `detect` their files from a head and `group` the files they detected.
 The kit every reader shares: `jsonl` (tolerant lines), `files` (safe opening, heads),
@@ -11,6 +23,7 @@ The kit every reader shares: `jsonl` (tolerant lines), `files` (safe opening, he
 from __future__ import annotations
 
 import importlib
+import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -18,7 +31,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from replay_site import installed
-from replay_site.model import Session, Step
+from replay_site.model import Problem, Session, Step
+from replay_site.reader_folders import GROUP
 from replay_site.readers.fields import settle, settle_head, settle_step
 from replay_site.readers.files import Head
 
@@ -70,6 +84,9 @@ class SessionSource:
 class Reader(Protocol):
     name: str  # the --format value
     label: str  # what the index calls the agent
+    # The environment variables `default_dirs` reads (HOME for Path.home()): a change to one
+    # is a change the console entry's "nothing changed" path must see (reader_folders.py).
+    env_vars: tuple[str, ...]
 
     def default_dirs(self) -> list[Path]:
         """Folders the agent writes its logs to on this machine (existing or not)."""
@@ -134,9 +151,43 @@ def _load(spec: str) -> Reader:
     return found
 
 
-@cache
 def registry() -> dict[str, Reader]:
+    """Every reader by name: the built-ins, then the plugins that loaded (see the module's docstring)."""
+    return _loaded()[0]
+
+
+def plugin_problems() -> list[Problem]:
+    """One warning for each plugin reader left out."""
+    return list(_loaded()[1])
+
+
+@cache
+def _loaded() -> tuple[dict[str, Reader], tuple[Problem, ...]]:
     readers = {name: _load(spec) for name, spec in BUILTIN.items()}
-    for name, spec in installed.entry_points("replay_site.readers"):
-        readers.setdefault(name, _load(spec))
-    return readers
+    problems = []
+    for name, spec in installed.entry_points(GROUP):
+        reader, why = _plugin(name, spec, readers)
+        if reader is not None:
+            readers[name] = reader
+        else:
+            problems.append(Problem("warning", f"plugin reader {name!r} ({spec}) {why}; left out"))
+    return readers, tuple(problems)
+
+
+def _plugin(name: str, spec: str, readers: dict[str, Reader]) -> tuple[Reader | None, str]:
+    """The plugin reader an entry point names, or None and why it is left out."""
+    if name in BUILTIN:
+        return None, "has the name of a built-in reader, which is kept"
+    if name in readers:
+        return None, "has the name of another plugin reader, loaded before it"
+    try:
+        reader = _load(spec)
+    except Exception as exc:  # whatever a third party's import raises, the command goes on
+        return None, f"could not be loaded ({traceback.format_exception_only(exc)[-1].strip()})"
+    if getattr(reader, "name", None) != name:
+        return None, f"reads logs as {getattr(reader, 'name', None)!r}, not by its entry point's name"
+    finding = ("detect", "group") if not hasattr(reader, "find") else ()
+    lacking = [attribute for attribute in ("label", "default_dirs", *finding, "read") if not hasattr(reader, attribute)]
+    if lacking:
+        return None, f"is not a reader (it has no {', '.join(lacking)})"
+    return reader, ""

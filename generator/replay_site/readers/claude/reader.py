@@ -42,6 +42,7 @@ WHOLE_LOG = 4 << 20
 class ClaudeReader(FileReader):
     name = "claude"
     label = "Claude Code"
+    env_vars = ("CLAUDE_CONFIG_DIR", "HOME")
 
     def default_dirs(self) -> list[Path]:
         dirs = []

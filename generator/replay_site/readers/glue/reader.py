@@ -83,6 +83,7 @@ def _hidden(folder: Path, root: Path) -> bool:
 class GlueReader(FileReader):
     name = "glue"
     label = "Glue"
+    env_vars = ("HOME",)
 
     def default_dirs(self) -> list[Path]:
         return [Path.home() / ".glue" / "sessions"]

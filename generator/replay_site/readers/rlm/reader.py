@@ -102,6 +102,7 @@ def _group_runs(info: dict[Path, tuple[str, str | None]], root: Path) -> Iterato
 class RlmReader(FileReader):
     name = "rlm"
     label = "rlm-code"
+    env_vars = ("HOME",)  # and the working directory, part of the command line
 
     def default_dirs(self) -> list[Path]:
         # SessionStore keeps snapshots/checkpoints under ~/.rlm_code/sessions; RLMRunner writes
