@@ -147,3 +147,21 @@ def test_after_building_the_examples_the_cli_says_what_to_do_next(tmp_path, monk
     assert f"open {tmp_path / 'site' / 'index.html'}" in result.stderr
     own = runner.invoke(app, ["build", str(ROOT / "generator" / "replay_site" / "examples"), "-o", str(tmp_path / "own")])
     assert own.exit_code == 0 and "Next:" not in own.stderr  # a user who named their logs needs no hint
+
+
+def test_the_netlify_guide_publishes_the_example_site_with_the_headers_every_site_carries():
+    import tomllib
+
+    netlify = tomllib.loads((ROOT / "netlify.toml").read_text(encoding="utf-8"))
+    assert netlify["build"] == {"publish": "example_output", "command": ""}  # committed, no build step
+    published = ROOT / netlify["build"]["publish"]
+    assert (published / "index.html").is_file() and (published / "sessions.json").is_file()
+    headers = dict(line.strip().split(": ", 1) for line in (published / "_headers").read_text().splitlines()[1:])
+    (rule,) = netlify["headers"]
+    assert rule["for"] == "/*"
+    # netlify.toml sets the site's own headers; the site's _headers adds frame-ancestors
+    assert headers["Content-Security-Policy"] == rule["values"]["Content-Security-Policy"] + "; frame-ancestors 'none'"
+    assert {key: value for key, value in headers.items() if key != "Content-Security-Policy"} == \
+        {key: value for key, value in rule["values"].items() if key != "Content-Security-Policy"}
+    guide = (DOCS / "guides" / "publish.md").read_text(encoding="utf-8")
+    assert "netlify.toml" in guide and "example_output/" in guide and "_headers" in guide
