@@ -112,7 +112,9 @@ def test_readme_is_one_screen_with_the_two_commands_and_ci_runs_the_same_test_co
 
 
 def _python_examples() -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", (DOCS / "python.md").read_text(encoding="utf-8"), re.S | re.M)
+    """The Python examples of the library page and the README."""
+    return [example for page in (DOCS / "python.md", ROOT / "README.md")
+            for example in re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)]
 
 
 @pytest.mark.parametrize("number", range(len(_python_examples())))
