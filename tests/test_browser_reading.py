@@ -264,6 +264,12 @@ def test_screenshots_for_the_readme(browser, scheme):
     page.goto((example / richest).as_uri() + "#step-2")  # the navigator beside the steps
     page.screenshot(path=SHOTS / f"session-{scheme}.png")
     context.close()
+    if scheme == "light":  # the index as a 390 px phone shows it (docs/getting-started.md)
+        phone = browser.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        page = phone.new_page()
+        page.goto((example / "index.html").as_uri())
+        page.screenshot(path=SHOTS / "index-phone.png")
+        phone.close()
 
 
 def test_search_through_split_term_buckets(browser, tmp_path):

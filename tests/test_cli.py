@@ -1,4 +1,4 @@
-"""The command line, through typer's runner, and the README's promise to document it."""
+"""The command line, through typer's runner (its help and reference entries: tests/test_docs.py)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 from replay_site.cli.app import app
 
 runner = CliRunner()
-README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_build_writes_a_site_and_prints_a_one_line_summary(tmp_path, data):
@@ -61,16 +60,6 @@ def test_formats_lists_every_reader_with_its_default_folder():
     assert result.exit_code == 0
     for name in registry():
         assert re.search(rf"^{name}\s", result.stdout, re.M), name
-
-
-def test_every_command_has_help_and_a_readme_entry():
-    readme = README.read_text()
-    commands = [c.name or c.callback.__name__ for c in app.registered_commands]
-    assert commands
-    for name in commands:
-        result = runner.invoke(app, [name, "--help"])
-        assert result.exit_code == 0 and "Usage" in result.stdout, name
-        assert f"replay-site {name}" in readme, f"README lacks `replay-site {name}`"
 
 
 def _glue_log(folder: Path, lines: list[dict]) -> Path:

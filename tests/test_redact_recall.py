@@ -145,10 +145,10 @@ def test_sessions_json_counts_redactions_per_kind(labelled_site):
     assert sum(counts.values()) >= len(SECRETS)
 
 
-def test_the_readme_states_the_scanner_version_and_the_measured_figures(labelled_site):
+def test_the_redaction_page_states_the_scanner_version_and_the_measured_figures(labelled_site):
     from replay_site.redact import scanner_version
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "reference" / "redaction.md").read_text()
     recall, false_positives, missed, hidden = measure(_every_byte(labelled_site))
     assert f"kingfisher-secret-scanner](https://pypi.org/project/kingfisher-secret-scanner/)\n  {scanner_version()}" in readme
     assert f"**recall {recall:.3f}** ({len(SECRETS) - len(missed)} of {len(SECRETS)}" in readme

@@ -139,3 +139,12 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
         for problem in result.problems:
             say(f"warning: {problem}", err=True, line=True)
     echo(f"Built {len(result.summaries)} sessions, {result.steps} steps, {len(result.problems)} warnings -> {out / 'index.html'}")
+    if examples and not quiet:
+        echo(next_steps(out), err=True)
+
+
+def next_steps(out) -> str:
+    """What a first-time user does after the bundled examples: open them, then build their own."""
+    return (f"Next: open {out / 'index.html'} in a browser. For your own logs, name their files or folders "
+            f"(SOURCES), e.g. `replay-site build ~/.glue/sessions ~/.claude/projects -o {out}`; "
+            "`replay-site formats` lists each agent's folder.")
