@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "generator" / "replay_site"
 FLOORS = [
     {"__init__"},
     {"model", "ansi", "measures", "catalogue", "installed"},
-    {"model_text", "diffs", "costs", "figures"},
+    {"model_text", "diffs", "costs", "figures", "atif_export"},
     {"readers", "redact", "store"},
     {"discover", "pages"},
     {"load"},

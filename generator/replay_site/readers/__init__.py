@@ -27,6 +27,7 @@ BUILTIN = {
     "gptme": "replay_site.readers.gptme.reader:READER",
     "codex": "replay_site.readers.codex.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
+    "atif": "replay_site.readers.atif.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
 
