@@ -148,6 +148,7 @@ def _call(call: ToolCall, ident: str) -> dict[str, Any]:
     values = {
         "arguments": call.arguments if call.arguments is not None and not isinstance(call.arguments, dict) else None,
         "no_id": call.id is None or None,
+        "no_arguments": call.arguments is None or None,
         "code": call.code, "language": call.language, "duration_s": call.duration_s, "url": call.url,
         "orphan": call.orphan or None, "missing_result": call.missing_result or None,
         "changes": [{"path": c.path, "kind": c.kind, "diff": c.diff, "new_path": c.new_path} for c in call.changes] or None,

@@ -53,7 +53,9 @@ class TrajectoryReader:
             session.relation = "fork" if mine.get("relation") == "fork" else "subagent"
         self._head(session, document, mine)
         children = self._children(session, document, depth)
-        steps = self._steps(session, document.get("steps"), children)
+        # replay-site's own export says what each step was; other writers' context steps are folded
+        exported = bool(mine.get("format"))
+        steps = self._steps(session, document.get("steps"), children, exported)
         session.steps = steps + self._continued(session, document, depth, children)
         session.children = list(children.values())
         session.number_steps()
@@ -129,7 +131,7 @@ class TrajectoryReader:
         marker = Step(kind="context", title="continued trajectory", text=f"Continued in `{ref}`.", collapsed=True)
         return [marker, *continued.steps]
 
-    def _steps(self, session: Session, raw: Any, children: dict[str, Session]) -> list[Step]:
+    def _steps(self, session: Session, raw: Any, children: dict[str, Session], exported: bool) -> list[Step]:
         if not isinstance(raw, list):
             session.warn("warning", "no steps array: the trajectory has no steps to show")
             return []
@@ -138,10 +140,10 @@ class TrajectoryReader:
             if not isinstance(item, dict):
                 session.warn("bad_line", f"step {index} is not an object, skipped")
                 continue
-            steps.append(self._step(session, item, children))
+            steps.append(self._step(session, item, children, exported))
         return steps
 
-    def _step(self, session: Session, item: dict[str, Any], children: dict[str, Session]) -> Step:
+    def _step(self, session: Session, item: dict[str, Any], children: dict[str, Session], exported: bool) -> Step:
         source = item.get("source")
         mine = ours(item)
         kind = mine.get("kind") if mine.get("kind") in KINDS else KIND_OF_SOURCE.get(source) if isinstance(source, str) else None
@@ -151,14 +153,18 @@ class TrajectoryReader:
             return Step(kind="event", title=f"step from {text(source)[:40]!r}", details=[Detail("raw step", raw_json(item, indent=True), "json")])
         session.count_record(f"step:{source}")
         message, images = _content(item.get("message"))
-        step = Step(kind=kind, timestamp=utc_time(item.get("timestamp")), model=string(item.get("model_name")),
+        when = (parse_time if session.local_time else utc_time)(item.get("timestamp"))
+        step = Step(kind=kind, timestamp=when, model=string(item.get("model_name")),
                     text=message, thinking=text(item.get("reasoning_content")), images=images)
-        step.collapsed = kind == "context" or mine.get("collapsed") is True or item.get("is_copied_context") is True
-        if item.get("is_copied_context") is True and not mine:
+        copied = item.get("is_copied_context") is True
+        step.collapsed = mine.get("collapsed") is True if exported else kind == "context" or copied
+        if copied and not exported:
             step.title = "copied context"
         self._restore(step, mine)
-        step.tool_calls = [_call(call) for call in _list(item.get("tool_calls")) if isinstance(call, dict)]
-        self._observe(session, step, mapping(item.get("observation")), children)
+        calls = [(_call(call), string(call.get("tool_call_id"))) for call in _list(item.get("tool_calls")) if isinstance(call, dict)]
+        step.tool_calls = [call for call, _ in calls]
+        wire_ids = {wire: call for call, wire in calls if wire}
+        self._observe(session, step, mapping(item.get("observation")), children, wire_ids)
         step.usage, step.cost = _metrics(mapping(item.get("metrics")))
         others = {key: value for key, value in mapping(item.get("extra")).items() if key != EXTRA}
         if others:
@@ -178,8 +184,10 @@ class TrajectoryReader:
         step.images.extend(_images(mine.get("images")))
         step.child_session_ids = [ident for ident in mine.get("child_session_ids") or () if isinstance(ident, str)]
 
-    def _observe(self, session: Session, step: Step, observation: dict[str, Any], children: dict[str, Session]) -> None:
-        by_id = {call.id: call for call in step.tool_calls if call.id}
+    def _observe(self, session: Session, step: Step, observation: dict[str, Any], children: dict[str, Session],
+                 by_id: dict[str, ToolCall]) -> None:
+        """Each result given to the call whose tool_call_id it names (as written: an id
+        replay-site made up for a call without one is not the call's id)."""
         answered: set[int] = set()
         for result in _list(observation.get("results")):
             if not isinstance(result, dict):
@@ -227,7 +235,8 @@ def _call(raw: dict[str, Any]) -> ToolCall:
     mine = ours(raw)
     arguments = raw.get("arguments")
     call = ToolCall(name=string(raw.get("function_name")) or "?", id=None if mine.get("no_id") is True else string(raw.get("tool_call_id")),
-                    arguments=mine["arguments"] if "arguments" in mine else arguments if isinstance(arguments, (dict, str)) else None)
+                    arguments=None if mine.get("no_arguments") is True else mine["arguments"] if "arguments" in mine
+                    else arguments if isinstance(arguments, (dict, str)) else None)
     call.code, call.language, call.url = string(mine.get("code")), string(mine.get("language")), string(mine.get("url"))
     call.duration_s = number(mine.get("duration_s"))
     call.orphan = mine.get("orphan") is True
