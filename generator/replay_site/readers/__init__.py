@@ -28,6 +28,7 @@ BUILTIN = {
     "codex": "replay_site.readers.codex.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "atif": "replay_site.readers.atif.reader:READER",
+    "gemini": "replay_site.readers.gemini.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
 
