@@ -12,7 +12,7 @@ export back with the same steps, calls and figures; other consumers may ignore i
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -224,4 +224,4 @@ def _time(moment: datetime | None) -> str | None:
         return None
     if moment.tzinfo is None:
         return moment.isoformat()
-    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -10,11 +10,12 @@ under `extra.replay_site` (atif_export.py) restores what ATIF has no field for.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from replay_site.model import Cost, Detail, Fact, FileChange, Image, PullRequest, Session, Step, TodoItem, ToolCall, Usage, Variable
-from replay_site.readers.fields import count, first_request, mapping, mark_unanswered, number, raw_json, string, text, user_prompts
+from replay_site.readers.fields import count, first_request, listed, mapping, mark_unanswered, number, raw_json, string, text, user_prompts
 from replay_site.readers.timestamps import parse_time, utc_time
 
 FORMAT = "atif"
@@ -87,20 +88,20 @@ class TrajectoryReader:
                 setattr(session, key, mine[key])
         session.started_at, session.ended_at = parse_time(mine.get("started_at")), parse_time(mine.get("ended_at"))
         session.local_time = mine.get("local_time") is True
-        for fact in mine.get("facts") or ():
+        for fact in listed(mine.get("facts")):
             if isinstance(fact, list) and len(fact) == 2:
                 session.facts.append(Fact(text(fact[0]), text(fact[1])))
-        for pr in mine.get("pull_requests") or ():
+        for pr in listed(mine.get("pull_requests")):
             if isinstance(pr, list) and len(pr) == 3 and string(pr[0]):
                 session.pull_requests.append(PullRequest(pr[0], pr[1] if isinstance(pr[1], int) else None, string(pr[2])))
         final = mapping(document.get("final_metrics"))
-        if final and not any(isinstance(step, dict) and step.get("metrics") for step in _list(document.get("steps"))):
+        if final and not any(isinstance(step, dict) and step.get("metrics") for step in listed(document.get("steps"))):
             # Totals with no step to carry them: shown, never invented into steps.
             session.facts.append(Fact("Final metrics (not per step)", raw_json(final)))
 
     def _children(self, session: Session, document: dict[str, Any], depth: int) -> dict[str, Session]:
         found: dict[str, Session] = {}
-        for index, embedded in enumerate(_list(document.get("subagent_trajectories")), start=1):
+        for index, embedded in enumerate(listed(document.get("subagent_trajectories")), start=1):
             if not isinstance(embedded, dict):
                 session.warn("warning", f"subagent trajectory {index} is not an object, skipped")
                 continue
@@ -161,7 +162,7 @@ class TrajectoryReader:
         if copied and not exported:
             step.title = "copied context"
         self._restore(step, mine)
-        calls = [(_call(call), string(call.get("tool_call_id"))) for call in _list(item.get("tool_calls")) if isinstance(call, dict)]
+        calls = [(_call(call), string(call.get("tool_call_id"))) for call in listed(item.get("tool_calls")) if isinstance(call, dict)]
         step.tool_calls = [call for call, _ in calls]
         wire_ids = {wire: call for call, wire in calls if wire}
         self._observe(session, step, mapping(item.get("observation")), children, wire_ids)
@@ -177,19 +178,19 @@ class TrajectoryReader:
                 setattr(step, key, mine[key])
         step.duration_s = number(mine.get("duration_s"))
         step.reward, step.cumulative_reward = _measure(mine.get("reward")), _measure(mine.get("cumulative_reward"))
-        step.memory_notes = [note for note in mine.get("memory_notes") or () if isinstance(note, str)]
+        step.memory_notes = [note for note in listed(mine.get("memory_notes")) if isinstance(note, str)]
         step.variables = [Variable(text(v[0]), text(v[1]), text(v[2]), v[3] is True)
-                          for v in mine.get("variables") or () if isinstance(v, list) and len(v) == 4]
-        step.details = [Detail(text(d[0]), text(d[1]), string(d[2])) for d in mine.get("details") or () if isinstance(d, list) and len(d) == 3]
+                          for v in listed(mine.get("variables")) if isinstance(v, list) and len(v) == 4]
+        step.details = [Detail(text(d[0]), text(d[1]), string(d[2])) for d in listed(mine.get("details")) if isinstance(d, list) and len(d) == 3]
         step.images.extend(_images(mine.get("images")))
-        step.child_session_ids = [ident for ident in mine.get("child_session_ids") or () if isinstance(ident, str)]
+        step.child_session_ids = [ident for ident in listed(mine.get("child_session_ids")) if isinstance(ident, str)]
 
     def _observe(self, session: Session, step: Step, observation: dict[str, Any], children: dict[str, Session],
                  by_id: dict[str, ToolCall]) -> None:
         """Each result given to the call whose tool_call_id it names (as written: an id
         replay-site made up for a call without one is not the call's id)."""
         answered: set[int] = set()
-        for result in _list(observation.get("results")):
+        for result in listed(observation.get("results")):
             if not isinstance(result, dict):
                 continue
             ident = string(result.get("source_call_id"))
@@ -208,7 +209,7 @@ class TrajectoryReader:
             call.is_error = call.is_error or extra.get("is_error") is True or (isinstance(status, str) and status.lower() in _FAILED_STATUS)
             if isinstance(extra.get("exit_code"), int) and not isinstance(extra.get("exit_code"), bool):
                 call.exit_code = extra["exit_code"]
-            for ref in _list(result.get("subagent_trajectory_ref")):
+            for ref in listed(result.get("subagent_trajectory_ref")):
                 self._link(session, step, call, mapping(ref), children)
         mark_unanswered(step.tool_calls, answered)
 
@@ -241,9 +242,9 @@ def _call(raw: dict[str, Any]) -> ToolCall:
     call.duration_s = number(mine.get("duration_s"))
     call.orphan = mine.get("orphan") is True
     call.changes = [FileChange(text(c.get("path")), c.get("kind") if c.get("kind") in CHANGE_KINDS else "modify", text(c.get("diff")), string(c.get("new_path")))
-                    for c in mine.get("changes") or () if isinstance(c, dict)]
+                    for c in listed(mine.get("changes")) if isinstance(c, dict)]
     call.images = _images(mine.get("images"))
-    call.todos = [TodoItem(text(t[0]), text(t[1])) for t in mine.get("todos") or () if isinstance(t, list) and len(t) == 2]
+    call.todos = [TodoItem(text(t[0]), text(t[1])) for t in listed(mine.get("todos")) if isinstance(t, list) and len(t) == 2]
     call.missing_result = mine.get("missing_result") is True  # replay-site's own export: no result came
     extra = {key: value for key, value in mapping(raw.get("extra")).items() if key != EXTRA}
     if extra and isinstance(call.arguments, dict):
@@ -259,7 +260,7 @@ def _metrics(metrics: dict[str, Any]) -> tuple[Usage | None, Cost | None]:
     usage = Usage(input=max(0, prompt - cached - written), output=count(metrics.get("completion_tokens")), cache_read=cached,
                   cache_write_5m=written - hour, cache_write_1h=hour, reasoning=count(extra.get("reasoning_tokens")))
     usd = number(metrics.get("cost_usd"))
-    cost = Cost(usd, "log") if usd is not None and usd == usd and usd >= 0 else None
+    cost = Cost(usd, "log") if usd is not None and math.isfinite(usd) and usd >= 0 else None
     return (usage if usage else None), cost
 
 
@@ -286,7 +287,7 @@ def _content(value: Any) -> tuple[str, list[Image]]:
 
 
 def _images(value: Any) -> list[Image]:
-    return [Image(text(i[0]), text(i[1])) for i in value or () if isinstance(i, list) and len(i) == 2] if isinstance(value, list) else []
+    return [Image(text(i[0]), text(i[1])) for i in listed(value) if isinstance(i, list) and len(i) == 2]
 
 
 def _measure(value: Any) -> float | None:
@@ -298,5 +299,3 @@ def _measure(value: Any) -> float | None:
     return number(value)
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

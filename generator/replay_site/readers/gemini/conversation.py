@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay_site.model import Detail, Session, Step, TodoItem, ToolCall
-from replay_site.readers.fields import abandon, mapping, raw_json, string, text
+from replay_site.readers.fields import abandon, listed, mapping, raw_json, string, text
 from replay_site.readers.gemini.parts import content, file_changes, response_output, usage_of
 from replay_site.readers.timestamps import utc_time
 
@@ -66,7 +66,7 @@ def _step(session: Session, entry: Entry) -> Step:
 
 def _model_step(record: dict[str, Any], when: Any) -> Step:
     parts = content(record.get("content"))
-    thoughts = [_thought(thought) for thought in record.get("thoughts") or () if isinstance(thought, dict)]
+    thoughts = [_thought(thought) for thought in listed(record.get("thoughts")) if isinstance(thought, dict)]
     thinking = "\n\n".join(part for part in [*thoughts, parts.thinking] if part)
     step = Step(kind="assistant", timestamp=when, model=string(record.get("model")), text=parts.text, thinking=thinking,
                 images=parts.images, usage=usage_of(record.get("tokens")))
@@ -89,7 +89,7 @@ def tool_call(record: dict[str, Any]) -> ToolCall:
         call.code, call.language = args["command"], "bash"
     if call.name == "write_todos":
         call.todos = [TodoItem(text(todo.get("description")), text(todo.get("status")) or "pending")
-                      for todo in args.get("todos") or () if isinstance(todo, dict)]
+                      for todo in listed(args.get("todos")) if isinstance(todo, dict)]
     status = string(record.get("status")) or ""
     result = record.get("result")
     output, failed = _result_output(result)

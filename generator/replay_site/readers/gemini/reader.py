@@ -26,7 +26,7 @@ from typing import Any
 
 from replay_site.model import Fact, Problem, Session
 from replay_site.readers import FileReader, SessionSource, jsonl
-from replay_site.readers.fields import first_request, string, text, user_prompts
+from replay_site.readers.fields import first_request, listed, string, text, user_prompts
 from replay_site.readers.files import Head, plain_name, read_head
 from replay_site.readers.gemini.conversation import Entry, message_steps
 from replay_site.readers.timestamps import utc_time
@@ -172,7 +172,7 @@ def read_conversation(path: Path, label: str, format_name: str) -> Session:
     session.title = text(meta.get("summary")).strip() or first_request(user_prompts(session.steps)) or session.id
     if string(meta.get("projectHash")):
         session.facts.append(Fact("Project", meta["projectHash"]))
-    directories = [folder for folder in meta.get("directories") or () if isinstance(folder, str)]
+    directories = [folder for folder in listed(meta.get("directories")) if isinstance(folder, str)]
     if directories:
         session.cwd = directories[0]
     return session
@@ -219,7 +219,7 @@ def _replay(path: Path, session: Session, label: str) -> tuple[dict[str, Any], l
         elif isinstance(obj.get("$set"), dict):
             session.count_record("$set", "not_shown")
             update = dict(obj["$set"])
-            for message in update.pop("messages", None) or ():
+            for message in listed(update.pop("messages", None)):
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
                     _version(session, message, line, entries, live, order, count=False, merge=True)
             meta.update(update)
