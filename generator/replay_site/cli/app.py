@@ -150,10 +150,13 @@ def formats(
                                                        "and the files skipped; exit 1 when there are any.")] = False,
     format_name: FormatOpt = "auto",
 ) -> None:
-    """List the readers and the folders each one looks in by default (--check: what they do not understand)."""
+    """List the readers, the folders each one looks in by default (those on this machine marked
+    "found") and the variables that move them (--check: what they do not understand)."""
     if not check_kinds:
         for name, reader in sorted(registry().items()):
-            typer.echo(f"{name:8} {reader.label:20} {', '.join(map(str, reader.default_dirs())) or '-'}")
+            folders = ", ".join(f"{folder} (found)" if folder.is_dir() else str(folder) for folder in reader.default_dirs()) or "-"
+            moved = ", ".join(f"${variable}" for variable in getattr(reader, "env_vars", ()))
+            typer.echo(f"{name:8} {reader.label:20} {folders}" + (f"  [moved by {moved}]" if moved else ""))
         return
     problems: list = []
     with user_errors():

@@ -73,6 +73,7 @@ class SessionSource:
 class Reader(Protocol):
     name: str  # the --format value
     label: str  # what the index calls the agent
+    env_vars: tuple[str, ...]  # the environment variables that move default_dirs (a plugin may leave it out)
 
     def default_dirs(self) -> list[Path]:
         """Folders the agent writes its logs to on this machine (existing or not)."""

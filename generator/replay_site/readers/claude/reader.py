@@ -43,6 +43,7 @@ WHOLE_LOG = 4 << 20
 class ClaudeReader(FileReader):
     name = "claude"
     label = "Claude Code"
+    env_vars = ("CLAUDE_CONFIG_DIR",)  # what moves default_dirs
 
     def default_dirs(self) -> list[Path]:
         dirs = []

@@ -49,6 +49,7 @@ def _detect(path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
 class CodexReader(FileReader):
     name = "codex"
     label = "Codex CLI"
+    env_vars = ("CODEX_HOME",)  # what moves default_dirs
 
     def default_dirs(self) -> list[Path]:
         home = os.environ.get("CODEX_HOME")

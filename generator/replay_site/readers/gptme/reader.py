@@ -83,6 +83,7 @@ def _outcome(session: Session) -> str | None:
 class GptmeReader(FileReader):
     name = "gptme"
     label = "gptme"
+    env_vars = ("GPTME_LOGS_HOME", "XDG_DATA_HOME")  # what moves default_dirs
 
     def default_dirs(self) -> list[Path]:
         """gptme's `get_logs_dir()`: $GPTME_LOGS_HOME, else $XDG_DATA_HOME/gptme/logs."""
