@@ -39,7 +39,7 @@ def test_a_qwen_session_with_its_figures(tmp_path):
     assert (session.cwd, session.agent_version, session.git_branch) == ("/home/dev/todo", "0.18.2", "main")
     kinds = [(step.kind, step.title) for step in session.steps]
     assert kinds == [("user", None), ("assistant", None), ("assistant", None), ("user", "rewound"), ("assistant", "rewound"),
-                     ("event", "rewind"), ("user", None), ("assistant", None), ("event", "system record 'telepathy'")]
+                     ("event", "rewind"), ("user", None), ("assistant", None), ("assistant", None), ("event", "system record 'telepathy'")]
     # u2 and a3 are off the path from the last record back to the root (u3's parent is t3)
     assert session.steps[3].collapsed and session.steps[4].collapsed
     assert session.steps[1].thinking == "The flag belongs in the argparse setup."  # the thought part
@@ -49,23 +49,25 @@ def test_a_qwen_session_with_its_figures(tmp_path):
     [change] = edit.changes
     assert (change.path, change.kind, change.line_counts) == ("/home/dev/todo/todo.py", "modify", (1, 0))
     assert shell.is_error and shell.code == "python todo.py --done 1"  # toolCallResult status error
-    last, = session.steps[7].tool_calls
+    last, = session.steps[8].tool_calls
     assert last.missing_result  # no tool_result came for call_4
-    assert session.error_count == 1 and session.tool_calls == 4
-    # a1: 4000-3000 = 1000 in, 50+20 out (20 thoughts); a2: 300, 90; a3: 200, 10; a4: 300, 30
-    assert session.usage == Usage(input=1800, output=200, cache_read=15600, reasoning=20)
-    # (1800 * 1 + 200 * 5 + 15600 * 0.2) / 1e6
-    assert session.cost.source == "estimate" and session.cost.usd == pytest.approx(0.00592)
+    assert session.error_count == 1 and session.tool_calls == 5
+    # a1: 4000-3000 = 1000 in, 50+20 out (20 thoughts); a2: 300, 90; a3: 200, 10; a3b: 100, 25; a4: 300, 30
+    assert session.usage == Usage(input=1900, output=225, cache_read=19900, reasoning=20)
+    # (1900 * 1 + 225 * 5 + 19900 * 0.2) / 1e6
+    assert session.cost.source == "estimate" and session.cost.usd == pytest.approx(0.007005)
     # the ui_telemetry record repeats a response's tokens: counted as bookkeeping, never added
     assert session.records == {
-        "shown": {"user": 3, "assistant": 4, "tool_result": 3, "system:rewind": 1},
+        "shown": {"user": 3, "assistant": 5, "tool_result": 4, "system:rewind": 1},
         "not_shown": {"system:ui_telemetry": 1, "system:custom_title": 1},
         "unknown": {"system:telepathy": 1},
     }
     assert [problem.kind for problem in session.problems] == ["bad_line", "unknown_event"]
-    # the sidechain records of agent explore-7f3c make its child session
+    # the sidechain records of agent explore-7f3c make its child session, linked to the task call naming its type
     [child] = session.children
     assert (child.id, child.title, child.parent_id) == (f"{session.id}:explore-7f3c", "Explore", session.id)
+    task, = session.steps[7].tool_calls
+    assert task.child_session_id == child.id and task.output == "README lists no flags." and not task.is_error
     assert child.usage == Usage(input=1200, output=15)
     assert child.cost.unpriced_models == ("qwen3-coder-flash",)  # no rate for it: unknown, never $0
 

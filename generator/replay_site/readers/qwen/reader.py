@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Fact, Session
+from replay_site.model import Session
 from replay_site.readers import FileReader, SessionSource, jsonl
-from replay_site.readers.fields import first_request, mapping, mark_unanswered, string, user_prompts
+from replay_site.readers.fields import first_request, mapping, mark_unanswered, string, text, user_prompts
 from replay_site.readers.files import Head, plain_name, read_head
 from replay_site.readers.gemini.reader import Found as ConversationFound
 from replay_site.readers.gemini.reader import group_sessions, is_header, model_family, read_family, sniff_conversation
@@ -28,6 +28,7 @@ from replay_site.readers.qwen.records import BOOKKEEPING, StepBuilder, active_ch
 from replay_site.readers.timestamps import utc_time
 
 FORMAT = "qwen"
+SUBAGENT_TOOLS = ("task", "agent")  # the tools that start a subagent
 
 
 def is_qwen_record(obj: dict[str, Any]) -> bool:
@@ -99,7 +100,10 @@ def read_records(path: Path, label: str) -> Session:
         builder = main
         agent = string(record.get("agentId"))
         if agent and record.get("isSidechain") is True:
-            builder = agents.get(agent) or agents.setdefault(agent, StepBuilder(_child(session, agent, record, label)))
+            if agent not in agents:
+                agents[agent] = StepBuilder(_child(session, agent, record, label))
+                _link(main, agents[agent].session)
+            builder = agents[agent]
         _head(builder.session, record)
         subtype = string(record.get("subtype"))
         builder.session.count_record(kind_of(record), "not_shown" if subtype in BOOKKEEPING else "shown")
@@ -107,9 +111,20 @@ def read_records(path: Path, label: str) -> Session:
     for builder in (main, *agents.values()):
         _finish(builder)
     session.children = [builder.session for builder in agents.values()]
-    if session.children:
-        session.facts.append(Fact("Subagents", ", ".join(child.title for child in session.children)))
     return session
+
+
+def _link(main: StepBuilder, child: Session) -> None:
+    """The call that started a subagent: the latest subagent call not yet linked, the one
+    naming the agent's type first (its first record follows the call, before the result)."""
+    waiting = [(step, call) for step in main.steps for call in step.tool_calls
+               if call.name in SUBAGENT_TOOLS and call.child_session_id is None]
+    named = [(step, call) for step, call in waiting
+             if isinstance(call.arguments, dict) and text(call.arguments.get("subagent_type")).lower() == child.title.lower()]
+    found = (named or waiting)[-1:]
+    for step, call in found:
+        call.child_session_id = child.id
+        step.child_session_ids.append(child.id)
 
 
 def _child(parent: Session, agent: str, record: dict[str, Any], label: str) -> Session:
