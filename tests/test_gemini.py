@@ -16,19 +16,25 @@ from replay_site.readers import registry
 DATA = Path(__file__).parent / "data" / "gemini"
 
 
-def read(root: Path, tmp_path: Path) -> list[Session]:
-    # round rates, so that costs can be worked out by hand: $1 in, $10 out, $0.10 cache reads per million
+def read_with_rates(root: Path, tmp_path: Path, format_name: str, rates: dict[str, tuple[float, float, float]]) -> list[Session]:
+    """The sessions under `root`, priced at round rates of our own (USD per million tokens in,
+    out and cache reads), so that their costs can be worked out by hand."""
     prices = tmp_path / "prices.toml"
-    prices.write_text("".join(f'[models."{model}"]\ninput_per_mtok = 1\noutput_per_mtok = 10\ncache_read_per_mtok = 0.1\n'
-                              for model in ("gemini-2.5-pro", "gemini-3-flash-preview")))
+    prices.write_text("".join(f'[models."{model}"]\ninput_per_mtok = {rate[0]}\noutput_per_mtok = {rate[1]}\ncache_read_per_mtok = {rate[2]}\n'
+                              for model, rate in rates.items()))
     options = load.ReadOptions(prices=load_price_overrides(prices), redact=False)
     sessions = []
     for source in discover([root], pick_readers("auto"), []):
-        assert source.format == "gemini"
+        assert source.format == format_name
         found, failed = load.read_source(source, options)
         assert failed == []
         sessions.extend(found)
     return sessions
+
+
+def read(root: Path, tmp_path: Path) -> list[Session]:
+    # $1 in, $10 out, $0.10 cache reads per million
+    return read_with_rates(root, tmp_path, "gemini", {"gemini-2.5-pro": (1, 10, 0.1), "gemini-3-flash-preview": (1, 10, 0.1)})
 
 
 def test_the_2025_session_json(tmp_path):

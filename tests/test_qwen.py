@@ -6,10 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_gemini import read_with_rates
 
-from replay_site import load
-from replay_site.costs import load_price_overrides
-from replay_site.discover import discover, pick_readers
 from replay_site.model import Usage
 from replay_site.readers import registry
 from replay_site.readers.files import read_head
@@ -20,16 +18,7 @@ LOG = DATA / "projects" / "-home-dev-todo" / "chats" / "7d1c2b3a-aaaa-4bbb-8ccc-
 
 def read(root: Path, tmp_path: Path):
     # genai-prices has no Qwen model: round rates of our own, $1 in, $5 out, $0.20 cache reads per million
-    prices = tmp_path / "prices.toml"
-    prices.write_text('[models."qwen3-coder-plus"]\ninput_per_mtok = 1\noutput_per_mtok = 5\ncache_read_per_mtok = 0.2\n')
-    options = load.ReadOptions(prices=load_price_overrides(prices), redact=False)
-    sessions = []
-    for source in discover([root], pick_readers("auto"), []):
-        assert source.format == "qwen"
-        found, failed = load.read_source(source, options)
-        assert failed == []
-        sessions.extend(found)
-    return sessions
+    return read_with_rates(root, tmp_path, "qwen", {"qwen3-coder-plus": (1, 5, 0.2)})
 
 
 def test_a_qwen_session_with_its_figures(tmp_path):

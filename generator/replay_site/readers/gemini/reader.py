@@ -86,8 +86,8 @@ class GeminiReader(FileReader):
     env_vars = ("GEMINI_CLI_HOME",)
 
     def default_dirs(self) -> list[Path]:
-        home = os.environ.get("GEMINI_CLI_HOME")
-        return [(Path(home).expanduser() if home else Path.home()) / ".gemini" / "tmp"]
+        # Gemini CLI's homedir(): $GEMINI_CLI_HOME, else the user's home
+        return [Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()).expanduser() / ".gemini" / "tmp"]
 
     def detect(self, path: Path, head: Head) -> Found | None:
         if ".qwen" in path.parts or not model_family(head):
