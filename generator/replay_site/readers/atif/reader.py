@@ -22,6 +22,9 @@ from replay_site.readers.files import Head, plain_name, read_head
 
 # The version tag, wherever in the head the writer put it (Harbor writes it first).
 _VERSION = re.compile(rb'"schema_version"\s*:\s*"ATIF-v[0-9]')
+# Writers put the version near the top (Harbor's first, others after the agent block): the
+# head's first 64 KiB, not all of it, is searched for every JSON file discovery meets.
+_VERSION_WITHIN = 64 * 1024
 _REFERENCE = re.compile(rb'"(?:trajectory_path|continued_trajectory_ref)"\s*:\s*"((?:[^"\\]|\\.){1,500})"')
 
 
@@ -55,12 +58,15 @@ class AtifReader(FileReader):
         suffix = plain_name(path).suffix
         if suffix not in (".json", ".jsonl") and not head.named:
             return None
-        data = head.data.lstrip()
-        if not data.startswith(b"{") or not _VERSION.search(head.data):
+        if head.data.lstrip()[:1] != b"{":
             return None
-        if suffix == ".jsonl" or (suffix != ".json" and len(head.objects(2)) > 1):
-            first = head.first_object() or {}
-            return Found(True, ()) if isinstance(first.get("schema_version"), str) and first["schema_version"].startswith("ATIF-") else None
+        first = head.first_object()
+        if suffix == ".jsonl" or (suffix != ".json" and first is not None):
+            # a trajectory a line: the first line says so (parsed once for every reader)
+            version = first.get("schema_version") if first else None
+            return Found(True, ()) if isinstance(version, str) and version.startswith("ATIF-") else None
+        if not _VERSION.search(head.data, 0, _VERSION_WITHIN):
+            return None
         names = tuple(dict.fromkeys(found.group(1).decode("utf-8", "replace") for found in _REFERENCE.finditer(head.data)))
         return Found(False, names)
 

@@ -90,9 +90,10 @@ class GeminiReader(FileReader):
         return [Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()).expanduser() / ".gemini" / "tmp"]
 
     def detect(self, path: Path, head: Head) -> Found | None:
-        if ".qwen" in path.parts or not model_family(head):
+        found = sniff_conversation(path, head)
+        if found is None or ".qwen" in path.parts or not model_family(head):
             return None  # Qwen Code's fork of the recorder: readers/qwen reads those
-        return sniff_conversation(path, head)
+        return found
 
     def group(self, found: dict[Path, Found], root: Path) -> Iterator[SessionSource]:
         yield from group_sessions(self.name, found, root)

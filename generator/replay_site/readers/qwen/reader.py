@@ -62,10 +62,9 @@ class QwenReader(FileReader):
             record = next((obj for obj in head.objects() if is_qwen_record(obj)), None)
             if record is not None:
                 return Found(record["sessionId"])
-        if ".qwen" in path.parts or not model_family(head):
-            legacy = sniff_conversation(path, head)
-            if legacy is not None:
-                return Found(legacy.session_id, legacy)
+        legacy = sniff_conversation(path, head)
+        if legacy is not None and (".qwen" in path.parts or not model_family(head)):
+            return Found(legacy.session_id, legacy)
         return None
 
     def group(self, found: dict[Path, Found], root: Path) -> Iterator[SessionSource]:
