@@ -22,9 +22,6 @@ from replay_site.readers.files import Head, plain_name, read_head
 
 # The version tag, wherever in the head the writer put it (Harbor writes it first).
 _VERSION = re.compile(rb'"schema_version"\s*:\s*"ATIF-v[0-9]')
-# Writers put the version near the top (Harbor's first, others after the agent block): the
-# head's first 64 KiB, not all of it, is searched for every JSON file discovery meets.
-_VERSION_WITHIN = 64 * 1024
 _REFERENCE = re.compile(rb'"(?:trajectory_path|continued_trajectory_ref)"\s*:\s*"((?:[^"\\]|\\.){1,500})"')
 
 
@@ -65,7 +62,9 @@ class AtifReader(FileReader):
             # a trajectory a line: the first line says so (parsed once for every reader)
             version = first.get("schema_version") if first else None
             return Found(True, ()) if isinstance(version, str) and version.startswith("ATIF-") else None
-        if not _VERSION.search(head.data, 0, _VERSION_WITHIN):
+        # Harbor writes the version first; a writer sorting its keys puts the agent block (with
+        # its tool definitions, which can be long) before it: the whole head is searched.
+        if not _VERSION.search(head.data):
             return None
         names = tuple(dict.fromkeys(found.group(1).decode("utf-8", "replace") for found in _REFERENCE.finditer(head.data)))
         return Found(False, names)
