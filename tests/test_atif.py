@@ -180,3 +180,21 @@ def test_export_command_writes_atif_by_the_suffix(tmp_path):
     assert trajectory.steps[2].metrics.prompt_tokens == 1200
     refused = CliRunner().invoke(app, ["export", str(log), "-o", str(tmp_path / "part.atif.json"), "--steps", "1-2"])
     assert refused.exit_code != 0 and "whole session" in refused.output
+
+
+def test_trajectory_files_naming_each_other_are_read_once_each(tmp_path):
+    def trajectory(ident: str, delegate_to: str | None) -> dict:
+        steps = [{"step_id": 1, "source": "user", "message": f"task of {ident}"}]
+        if delegate_to:
+            steps.append({"step_id": 2, "source": "agent", "message": "",
+                          "tool_calls": [{"tool_call_id": "d", "function_name": "delegate", "arguments": {}}],
+                          "observation": {"results": [{"source_call_id": "d", "subagent_trajectory_ref": [{"trajectory_path": delegate_to}]}]}})
+        return {"schema_version": "ATIF-v1.7", "trajectory_id": ident, "agent": {"name": "a", "version": "1"}, "steps": steps}
+
+    # main -> b -> c -> b: a loop a hostile or broken set of files can make
+    for name, ident, target in (("main.json", "main", "b.json"), ("b.json", "b", "c.json"), ("c.json", "c", "b.json")):
+        (tmp_path / name).write_text(json.dumps(trajectory(ident, target)))
+    [main] = read_all(tmp_path)
+    assert [each.id for each in main.walk()] == ["main", "b", "c"]
+    loop, = main.walk()[2].steps[1].tool_calls
+    assert loop.child_session_id is None and "not found" in loop.output  # b is being read: not read again inside c

@@ -75,26 +75,30 @@ class AtifReader(FileReader):
                 named = [_named(root, name) for name in found[root].names]
                 yield SessionSource(self.name, root, root, tuple(p for p in named if p is not None and p.is_file() and p != root))
             return
-        # A file another trajectory names is read with it: the top of each chain is the session.
-        named_by: dict[Path, Path] = {}
-        for path, item in sorted(found.items()):
+        # Files naming each other are read together: each set of files linked by their names is
+        # one source, headed by a file no other names (the first in path order when all are named).
+        links: dict[Path, set[Path]] = {path: set() for path in found}
+        named: set[Path] = set()
+        for path, item in found.items():
             for name in item.names:
                 target = _named(path, name)
                 if target is not None and target in found and target != path and not found[target].lines:
-                    named_by.setdefault(target, path)
-
-        def top(path: Path) -> Path:
-            seen = {path}
-            while path in named_by and named_by[path] not in seen:
-                path = named_by[path]
-                seen.add(path)
-            return path
-
-        families: dict[Path, list[Path]] = {}
+                    links[path].add(target)
+                    links[target].add(path)
+                    named.add(target)
+        placed: set[Path] = set()
         for path in sorted(found):
-            families.setdefault(top(path), []).append(path)
-        for head, members in families.items():
-            yield SessionSource(self.name, head, root, tuple(p for p in members if p != head))
+            if path in placed:
+                continue
+            family, pending = set(), [path]
+            while pending:
+                member = pending.pop()
+                if member not in family:
+                    family.add(member)
+                    pending.extend(links[member] - family)
+            placed |= family
+            head = min(family, key=lambda member: (member in named, member))
+            yield SessionSource(self.name, head, root, tuple(sorted(family - {head})))
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         label = source.label(source.path)

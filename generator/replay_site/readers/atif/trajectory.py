@@ -43,6 +43,21 @@ class TrajectoryReader:
     def __init__(self, label: str, load: Loader) -> None:
         self.label = label
         self.load = load
+        self._open: list[str] = []  # the files being read, outermost first: a file naming one of them is a loop
+
+    def _from_file(self, name: str, depth: int, parent: Session | None) -> Session | None:
+        """The trajectory of the file `name` names, read unless it is already being read (files
+        naming each other) or nested too deep; None when it is not part of the source."""
+        if name in self._open or depth >= MAX_DEPTH:
+            return None
+        loaded = self.load(name)
+        if not loaded:
+            return None
+        self._open.append(name)
+        try:
+            return self.session(loaded[0], name, depth + 1, parent)
+        finally:
+            self._open.pop()
 
     def session(self, document: dict[str, Any], fallback_id: str, depth: int = 0, parent: Session | None = None) -> Session:
         mine = ours(document)
@@ -56,7 +71,7 @@ class TrajectoryReader:
         children = self._children(session, document, depth)
         # replay-site's own export says what each step was; other writers' context steps are folded
         exported = bool(mine.get("format"))
-        steps = self._steps(session, document.get("steps"), children, exported)
+        steps = self._steps(session, document.get("steps"), children, exported, depth)
         session.steps = steps + self._continued(session, document, depth, children)
         session.children = list(children.values())
         session.number_steps()
@@ -118,10 +133,9 @@ class TrajectoryReader:
         ref = string(document.get("continued_trajectory_ref"))
         if ref is None:
             return []
-        loaded = self.load(ref) if depth < MAX_DEPTH else None
-        if not loaded:
+        continued = self._from_file(ref, depth, None)
+        if continued is None:
             return [Step(kind="event", title="continued in another trajectory", text=f"Continued in `{ref}` (not found beside this file).")]
-        continued = self.session(loaded[0], ref, depth + 1)
         for child in continued.children:
             child.parent_id = session.id
             children.setdefault(child.id, child)
@@ -132,7 +146,7 @@ class TrajectoryReader:
         marker = Step(kind="context", title="continued trajectory", text=f"Continued in `{ref}`.", collapsed=True)
         return [marker, *continued.steps]
 
-    def _steps(self, session: Session, raw: Any, children: dict[str, Session], exported: bool) -> list[Step]:
+    def _steps(self, session: Session, raw: Any, children: dict[str, Session], exported: bool, depth: int) -> list[Step]:
         if not isinstance(raw, list):
             session.warn("warning", "no steps array: the trajectory has no steps to show")
             return []
@@ -141,10 +155,10 @@ class TrajectoryReader:
             if not isinstance(item, dict):
                 session.warn("bad_line", f"step {index} is not an object, skipped")
                 continue
-            steps.append(self._step(session, item, children, exported))
+            steps.append(self._step(session, item, children, exported, depth))
         return steps
 
-    def _step(self, session: Session, item: dict[str, Any], children: dict[str, Session], exported: bool) -> Step:
+    def _step(self, session: Session, item: dict[str, Any], children: dict[str, Session], exported: bool, depth: int) -> Step:
         source = item.get("source")
         mine = ours(item)
         kind = mine.get("kind") if mine.get("kind") in KINDS else KIND_OF_SOURCE.get(source) if isinstance(source, str) else None
@@ -165,7 +179,7 @@ class TrajectoryReader:
         calls = [(_call(call), string(call.get("tool_call_id"))) for call in listed(item.get("tool_calls")) if isinstance(call, dict)]
         step.tool_calls = [call for call, _ in calls]
         wire_ids = {wire: call for call, wire in calls if wire}
-        self._observe(session, step, mapping(item.get("observation")), children, wire_ids)
+        self._observe(session, step, mapping(item.get("observation")), children, wire_ids, depth)
         step.usage, step.cost = _metrics(mapping(item.get("metrics")))
         others = {key: value for key, value in mapping(item.get("extra")).items() if key != EXTRA}
         if others:
@@ -186,7 +200,7 @@ class TrajectoryReader:
         step.child_session_ids = [ident for ident in listed(mine.get("child_session_ids")) if isinstance(ident, str)]
 
     def _observe(self, session: Session, step: Step, observation: dict[str, Any], children: dict[str, Session],
-                 by_id: dict[str, ToolCall]) -> None:
+                 by_id: dict[str, ToolCall], depth: int) -> None:
         """Each result given to the call whose tool_call_id it names (as written: an id
         replay-site made up for a call without one is not the call's id)."""
         answered: set[int] = set()
@@ -210,19 +224,18 @@ class TrajectoryReader:
             if isinstance(extra.get("exit_code"), int) and not isinstance(extra.get("exit_code"), bool):
                 call.exit_code = extra["exit_code"]
             for ref in listed(result.get("subagent_trajectory_ref")):
-                self._link(session, step, call, mapping(ref), children)
+                self._link(session, step, call, mapping(ref), children, depth)
         mark_unanswered(step.tool_calls, answered)
 
-    def _link(self, session: Session, step: Step, call: ToolCall, ref: dict[str, Any], children: dict[str, Session]) -> None:
+    def _link(self, session: Session, step: Step, call: ToolCall, ref: dict[str, Any], children: dict[str, Session], depth: int) -> None:
         """A delegated subagent: the embedded child it names, or the file it points at."""
         ident = string(ref.get("trajectory_id")) or string(ref.get("session_id"))
         child = children.get(ident) if ident else None
         path = string(ref.get("trajectory_path"))
         if child is None and path:
-            loaded = self.load(path)
-            if loaded:
-                child = self.session(loaded[0], path, 1, session)
-                children.setdefault(child.id, child)
+            child = self._from_file(path, depth, session)
+            if child is not None:
+                child = children.setdefault(child.id, child)
         if child is None:
             if ident or path:
                 call.output = call.output or f"Subagent trajectory {ident or path} (not found in this source)."
