@@ -59,6 +59,7 @@ def test_the_2025_session_json(tmp_path):
     [change] = replace.changes
     assert (change.path, change.kind, change.line_counts) == ("/home/dev/app/app.py", "modify", (1, 1))
     assert shell.is_error and shell.code == "pytest -q" and shell.language == "bash"
+    assert shell.exit_code == 1  # its output's "Exit Code: 1" line
     # failures: the shell call (status error) and the API error message
     assert session.steps[4].error == "[API Error: 429 Resource has been exhausted]"
     assert session.error_count == 2 and session.tool_calls == 3

@@ -38,6 +38,7 @@ def test_a_qwen_session_with_its_figures(tmp_path):
     [change] = edit.changes
     assert (change.path, change.kind, change.line_counts) == ("/home/dev/todo/todo.py", "modify", (1, 0))
     assert shell.is_error and shell.code == "python todo.py --done 1"  # toolCallResult status error
+    assert shell.exit_code == 1  # its output's "Exit Code: 1" line
     last, = session.steps[8].tool_calls
     assert last.missing_result  # no tool_result came for call_4
     assert session.error_count == 1 and session.tool_calls == 5

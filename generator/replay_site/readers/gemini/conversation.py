@@ -13,7 +13,7 @@ from typing import Any
 
 from replay_site.model import Detail, Session, Step, TodoItem, ToolCall
 from replay_site.readers.fields import abandon, listed, mapping, raw_json, string, text
-from replay_site.readers.gemini.parts import content, file_changes, response_output, usage_of
+from replay_site.readers.gemini.parts import content, exit_code, file_changes, response_output, usage_of
 from replay_site.readers.timestamps import utc_time
 
 # Statuses of a call that never finished (the session ended or was cut while it ran).
@@ -101,6 +101,8 @@ def tool_call(record: dict[str, Any]) -> ToolCall:
     if status == "cancelled" and not output:
         call.output = "(cancelled)"
     call.changes = file_changes(display, args)
+    if call.language == "bash":
+        call.exit_code = exit_code(output)
     call.child_session_id = string(record.get("agentId"))
     call.missing_result = output is None and status in _UNFINISHED and call.child_session_id is None
     return call

@@ -10,6 +10,7 @@ thoughts, tool). An edit tool's `resultDisplay` is a FileDiff {fileDiff, fileNam
 originalContent, newContent}."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,16 @@ def response_output(response: dict[str, Any]) -> tuple[str | None, bool]:
             return content(body["content"]).text, False
         return raw_json(body, indent=True), False
     return (None, False) if body is None else (text(body), False)
+
+
+# The shell tool's output ends with its fields, one a line ("Exit Code: 1", "Signal: (none)").
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
+
+
+def exit_code(output: str | None) -> int | None:
+    """The exit code the shell tool reports in its output, when it says one."""
+    found = _EXIT_CODE.findall(output or "")
+    return int(found[-1]) if found else None
 
 
 def usage_of(metadata: Any) -> Usage | None:

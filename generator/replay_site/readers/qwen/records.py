@@ -16,7 +16,7 @@ from typing import Any
 from replay_site.model import Detail, Session, Step, ToolCall
 from replay_site.readers.fields import abandon, mapping, raw_json, string, text
 from replay_site.readers.gemini.conversation import SHELL_TOOLS
-from replay_site.readers.gemini.parts import content, file_changes, response_output, usage_of
+from replay_site.readers.gemini.parts import content, exit_code, file_changes, response_output, usage_of
 from replay_site.readers.timestamps import utc_time
 
 # System subtypes that are the recorder's own bookkeeping (telemetry, snapshots, settings
@@ -142,6 +142,8 @@ class StepBuilder:
             status = string(info.get("status")) or ""
             call.is_error = failed or status in _FAILED or bool(mapping(info.get("error")).get("message")) or (task.get("status") == "failed")
             call.changes = file_changes(display, call.arguments if isinstance(call.arguments, dict) else {})
+            if call.language == "bash":
+                call.exit_code = exit_code(output)
 
     def unanswered(self) -> list[ToolCall]:
         return list(self.calls.values())
