@@ -23,6 +23,8 @@ SCHEMA_VERSION = "ATIF-v1.7"  # the oldest version with embedded subagents (traj
 EXTRA = "replay_site"  # the key of what only replay-site reads back
 # The kind a step of each source is read back as, unless its extra says otherwise.
 KIND_OF_SOURCE = {"user": "user", "agent": "assistant", "system": "context"}
+# The agent's name as Harbor's trajectories spell it, by reader; other formats by their own name.
+AGENT_NAMES = {"claude": "claude-code", "gemini": "gemini-cli", "qwen": "qwen-code", "codex": "codex", "rlm": "rlm-code"}
 # Tokens ATIF's three counters leave out, where Harbor's converters put them (metrics.extra).
 CACHE_WRITE_KEY = "cache_creation_input_tokens"
 REASONING_KEY = "reasoning_tokens"
@@ -36,7 +38,7 @@ def dumps(session: Session) -> bytes:
 def trajectory(session: Session) -> dict[str, Any]:
     """`session` as one ATIF root object; its children embedded as subagent trajectories."""
     models = session.models
-    agent: dict[str, Any] = {"name": session.format, "version": session.agent_version or "unknown"}
+    agent: dict[str, Any] = {"name": AGENT_NAMES.get(session.format, session.format), "version": session.agent_version or "unknown"}
     if models:
         agent["model_name"] = models[0]
     root: dict[str, Any] = {
