@@ -69,6 +69,10 @@ def _hostile_lines(path: Path, payloads: Payloads) -> list[str]:
     return lines
 
 
+def _is_atif(path: Path) -> bool:
+    return str(json.loads(path.read_text(encoding="utf-8")).get("schema_version", "")).startswith("ATIF-")
+
+
 def _deep(depth: int) -> str:
     return '{"a":[' * depth + '"bottom"' + "]}" * depth
 
@@ -82,6 +86,10 @@ def build_hostile_logs(root: Path, depth: int = DEPTH) -> Path:
             continue
         target = top / log.relative_to(EXAMPLES)
         target.parent.mkdir(parents=True, exist_ok=True)
+        if log.suffix == ".json" and _is_atif(log):
+            # an ATIF trajectory is one JSON document: its strings get the payloads whole
+            target.write_text(json.dumps(payloads.tree(json.loads(log.read_text(encoding="utf-8"))), indent=2), encoding="utf-8")
+            continue
         if log.suffix != ".jsonl":
             shutil.copy(log, target)
             continue

@@ -62,6 +62,24 @@ def test_formats_lists_every_reader_with_its_default_folder():
         assert re.search(rf"^{name}\s", result.stdout, re.M), name
 
 
+def test_each_readers_variables_move_its_default_folders(monkeypatch, tmp_path):
+    from replay_site.readers import registry
+
+    readers = registry()
+    assert {name for name, reader in readers.items() if getattr(reader, "env_vars", ())} >= {"claude", "codex", "gptme", "gemini", "qwen"}
+    for name, reader in readers.items():
+        variables = getattr(reader, "env_vars", ())
+        for variable in variables:
+            for other in variables:
+                monkeypatch.delenv(other, raising=False)
+            monkeypatch.setenv(variable, str(tmp_path / variable))
+            assert any(tmp_path / variable in folder.parents or folder == tmp_path / variable for folder in reader.default_dirs()), (name, variable)
+    (tmp_path / "GEMINI_CLI_HOME" / ".gemini" / "tmp").mkdir(parents=True)
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "GEMINI_CLI_HOME"))
+    line = next(line for line in runner.invoke(app, ["formats"]).stdout.splitlines() if line.startswith("gemini "))
+    assert line.endswith(f"{tmp_path}/GEMINI_CLI_HOME/.gemini/tmp (found)  [moved by $GEMINI_CLI_HOME, $HOME]")
+
+
 def _glue_log(folder: Path, lines: list[dict]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "conversation.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))

@@ -99,6 +99,16 @@ EXAMPLE_OUTCOMES = {
     "0a470000-0000-4000-8000-000000000048": "failed",
     # glue/1791000900000-7070-running/meta.json: "termination_status": "running".
     "1791000900000-7070-running": "unknown",
+    # atif/harbor-v1.4: step 5's mark_task_complete call has no observation (the robot step after it is no answer).
+    "b2c7e0d4-hello-task": "unknown",
+    # atif/subagents-v1.7/main.cont-1.json: the run's last step, an apply_patch call, has no result.
+    "run-42": "unknown",
+    # atif/subagents-v1.7/review.json: its only call, run_tests, failed ("status": "error") and ends it.
+    "review-1": "failed",
+    # atif/dataset-v1.8 line 2: the speak call has no result.
+    "ds-2": "unknown",
+    # qwen/projects/-home-dev-todo: no tool_result answers the last call, call_4.
+    "7d1c2b3a-aaaa-4bbb-8ccc-000000000042": "unknown",
 }
 
 
@@ -125,13 +135,15 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 48 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
-    # 1 failed (codex/ended-on-error), 1 unknown (Glue running), 43 completed (simplified-demo's
-    # clean answer after its failed call and claude/-home-dev-recover's last word after its failed
-    # pytest included; claude/-home-dev-v21: the session and its 4 agents; codex/agents-2026: the
-    # parent and its forked child)
-    assert counted == {"completed": 43, "failed": 1, "interrupted": 3, "unknown": 1}
-    assert chips == {"#status=all": 48, "#status=completed": 43, "#status=failed": 1, "#status=interrupted": 3, "#status=unknown": 1}
+    # 60 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
+    # 2 failed (codex/ended-on-error, atif review-1), 5 unknown (Glue running and the four ATIF and
+    # Qwen sessions whose last call has no result), 50 completed (simplified-demo's clean answer
+    # after its failed call and claude/-home-dev-recover's last word after its failed pytest
+    # included; claude/-home-dev-v21: the session and its 4 agents; codex/agents-2026: the parent
+    # and its forked child; atif: ds-1 and explore-1; gemini: both sessions and sub-77; qwen: the
+    # early session and the Explore subagent)
+    assert counted == {"completed": 50, "failed": 2, "interrupted": 3, "unknown": 5}
+    assert chips == {"#status=all": 60, "#status=completed": 50, "#status=failed": 2, "#status=interrupted": 3, "#status=unknown": 5}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 

@@ -14,7 +14,7 @@ FLOORS = [
     {"__init__"},
     {"runtime"},  # how a build runs: imports nothing of the package, and only the pipeline and cli/ import it
     {"model", "ansi", "measures", "catalogue", "installed"},
-    {"model_text", "diffs", "costs", "figures", "reader_folders"},
+    {"model_text", "diffs", "costs", "figures", "reader_folders", "atif_export"},
     {"readers", "redact", "store"},
     {"discover", "pages"},
     {"load"},

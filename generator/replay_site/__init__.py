@@ -17,7 +17,7 @@ Read the bundled example sessions, look into one, and build their site:
     >>> examples = replay_site.examples_dir()
     >>> sessions = list(replay_site.iter_sessions(examples))
     >>> sorted({session.format for session in sessions})
-    ['claude', 'codex', 'glue', 'gptme', 'rlm']
+    ['atif', 'claude', 'codex', 'gemini', 'glue', 'gptme', 'qwen', 'rlm']
     >>> fix = replay_site.load_session("5b1e7c2a-3f4d-4e6a-9b8c-0d1e2f3a4b5c", examples)
     >>> fix.title, len(fix.steps), fix.usage.output, [child.title for child in fix.children]
     ('Fix calc.add sign bug', 16, 595, ['Find other operator bugs'])
@@ -26,7 +26,7 @@ Read the bundled example sessions, look into one, and build their site:
     >>> out = Path(tempfile.mkdtemp()) / "site"
     >>> result = replay_site.build_site(examples, out, title="Examples")
     >>> len(result.summaries), result.steps, result.problems, (out / "index.html").is_file()
-    (8, 52, [], True)
+    (11, 67, [], True)
 
 The names are imported on first use: `import replay_site` alone loads no reader and no
 template library (the console entry's "nothing changed" answer imports this package).

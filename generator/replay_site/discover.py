@@ -102,7 +102,7 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
     reader whose group claims it. `real_paths` learns each candidate's resolved path."""
     detecting = [reader for reader in readers if getattr(reader, "detect", None) is not None]
     answers = _answers(root, detecting, problems, memory, {} if real_paths is None else real_paths)
-    claimed: set[Path] = set()
+    claimed: dict[Path, str] = {}  # file -> the format whose source holds it
     sources: list[SessionSource] = []
     for reader in readers:
         if reader not in detecting:  # a plugin reader that only offers find()
@@ -112,13 +112,18 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
             offered = list(reader.group(tags, root))
         for source in offered:
             files = set(source.files)
-            if claimed & files:
+            if not files.isdisjoint(claimed):
                 continue
-            claimed |= files
+            claimed.update(dict.fromkeys(files, source.format))
             sources.append(source)
-    for path in answers:
+    for path, said in answers.items():
         if plain_name(path).suffix == ".jsonl" and path not in claimed:
             problems.append(Problem("skipped_file", "no reader recognises this file", _label(path, root)))
+        doubtful = [reader.name for reader in detecting if said[reader.name] is not None]
+        if len(doubtful) > 1:
+            # Content should tell producers apart; when it does not, say so rather than guess silently.
+            problems.append(Problem("warning", f"both the {' and the '.join(doubtful)} readers recognise this file by its content; "
+                                    f"read as {claimed.get(path, 'neither')}", _label(path, root)))
     return sources
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.markup import escape
 
-from replay_site import __version__, ansi, load
+from replay_site import __version__, ansi, atif_export, load
 from replay_site.pipeline import options
 from replay_site.cli import build_command
 from replay_site.cli.build_command import (
@@ -150,10 +150,13 @@ def formats(
                                                        "and the files skipped; exit 1 when there are any.")] = False,
     format_name: FormatOpt = "auto",
 ) -> None:
-    """List the readers and the folders each one looks in by default (--check: what they do not understand)."""
+    """List the readers, the folders each one looks in by default (those on this machine marked
+    "found") and the variables that move them (--check: what they do not understand)."""
     if not check_kinds:
         for name, reader in sorted(registry().items()):
-            typer.echo(f"{name:8} {reader.label:20} {', '.join(map(str, reader.default_dirs())) or '-'}")
+            folders = ", ".join(f"{folder} (found)" if folder.is_dir() else str(folder) for folder in reader.default_dirs()) or "-"
+            moved = ", ".join(f"${variable}" for variable in getattr(reader, "env_vars", ()))
+            typer.echo(f"{name:8} {reader.label:20} {folders}" + (f"  [moved by {moved}]" if moved else ""))
         for problem in plugin_problems():
             say(f"warning: {problem}", err=True, line=True)
         return
@@ -263,7 +266,7 @@ def _with_unknown_costs(breaches: list[terminal.BudgetBreach], sessions, unknown
 @app.command()
 def export(
     session: SessionArg = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write: one self-contained HTML page, or Markdown when it ends in .md.")] = Path("replay.html"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write: one self-contained HTML page, Markdown when it ends in .md, an ATIF trajectory when it ends in .atif.json.")] = Path("replay.html"),
     last: LastOpt = False,
     steps: Annotated[Optional[str], typer.Option("--steps", help="Only these steps, FIRST-LAST (like 40-60).", show_default=False)] = None,
     around_error: Annotated[bool, _flag("--around-error", help="Only the steps around the first failure that mattered.")] = False,
@@ -276,22 +279,33 @@ def export(
     anonymize: AnonymizeOpt = False,
 ) -> None:
     """Write one session (or some of its steps) as a single self-contained HTML file, or as
-    Markdown, e.g. to attach to a bug report."""
+    Markdown, e.g. to attach to a bug report; or the whole session, its subagents embedded, as an
+    ATIF trajectory (the Agent Trajectory Interchange Format) for other tools."""
+    as_atif = out.name.lower().endswith(ATIF_SUFFIX)
     with user_errors():
         if steps and around_error:
             raise UsageMistake("--steps and --around-error name the steps twice; pass one")
+        if as_atif and (steps or around_error):
+            raise UsageMistake("an ATIF trajectory holds the whole session: leave out --steps and --around-error")
         wanted = _step_range(steps)
         _check_output_file(out, [session, *(sources or [])])
         book = _prices(prices)
         found = _one_session(session, last, sources, format_name, book, redact, _patterns(redact_pattern), anonymize)
         if around_error:
             wanted = _as_mistake(parts.around_error, found)
-        text = _as_mistake(lambda s: standalone.export_page(s, theme, book, wanted, out.suffix.lower() == ".md"), found)
+        if as_atif:
+            text = atif_export.dumps(found).decode()
+        else:
+            text = _as_mistake(lambda s: standalone.export_page(s, theme, book, wanted, out.suffix.lower() == ".md"), found)
         _write(out, text)
     if not redact:
         warn_unredacted(count_secrets(found.walk()))
     shown = f"steps {wanted.start}-{wanted.stop - 1} of {len(found.steps)}" if wanted else f"{len(found.steps)} steps"
     say(f"{found.id}: {shown} -> {out}", line=True)
+
+
+# `export -o NAME.atif.json` writes ATIF instead of a page.
+ATIF_SUFFIX = ".atif.json"
 
 
 def _step_range(text: str | None) -> range | None:

@@ -41,6 +41,9 @@ BUILTIN = {
     "gptme": "replay_site.readers.gptme.reader:READER",
     "codex": "replay_site.readers.codex.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
+    "atif": "replay_site.readers.atif.reader:READER",
+    "gemini": "replay_site.readers.gemini.reader:READER",
+    "qwen": "replay_site.readers.qwen.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
 

@@ -86,6 +86,11 @@ def mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def listed(value: Any) -> list[Any]:
+    """A JSON array, else empty: a field meant to hold a list may hold anything."""
+    return value if isinstance(value, list) else []
+
+
 # --- the reader boundary ---------------------------------------------------------------------
 
 # A lone surrogate (JSON "\ud800") cannot be written as UTF-8; a NUL ends strings in C tools and

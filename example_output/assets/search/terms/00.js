@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["00"]={"00":"3","000002":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["00"]={"00":"6","000002":"0"};

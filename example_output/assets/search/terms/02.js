@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["02"]={"02s":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["02"]={"02s":"9"};

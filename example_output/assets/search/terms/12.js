@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["12"]={"12":"0,3","120":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["12"]={"12":"0,6","120":"0"};

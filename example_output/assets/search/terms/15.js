@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["15"]={"15":"6","150":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["15"]={"15":"9","150":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["16"]={"16":"3","16s":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["16"]={"16":"6","16s":"6"};

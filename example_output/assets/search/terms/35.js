@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["35"]={"35":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["35"]={"35":"6"};

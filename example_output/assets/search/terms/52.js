@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["52"]={"529":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["52"]={"529":"9"};

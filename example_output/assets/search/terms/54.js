@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["54"]={"5432":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["54"]={"5432":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ac"]={"action":"0","activeform":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ac"]={"accents":"5","action":"0","activeform":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ag"]={"again":"6","agent":"0,6","agentid":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ag"]={"again":"9","agent":"0,9","agentid":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ai"]={"ai":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ai"]={"ai":"4,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["al"]={"all":"0","allowlisted":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["al"]={"all":"0","allowlisted":"6"};

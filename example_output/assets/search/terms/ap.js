@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ap"]={"api":"6","applied":"1,3","apply":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ap"]={"api":"9","apostrophe":"5","app":"4","applied":"1,6","apply":"7"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ar"]={"are":"0,3,5","argparse":"3","args":"3","argument":"3","argumentparser":"3","arguments":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ar"]={"are":"0,3,4,5,6,8","argparse":"6","args":"6","argument":"6","argumentparser":"6","arguments":"6"};

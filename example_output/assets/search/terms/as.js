@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["as"]={"as":"3","asks":"6","assert":"2,6","assertionerror":"1","assistant":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["as"]={"as":"6","ascii":"5","asks":"9","assert":"2,5,9","assertionerror":"1,5","assistant":"4,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["au"]={"autonomous":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["au"]={"autonomous":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ba"]={"badge":"6","bash":"1,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ba"]={"badge":"9","bash":"1,4,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["bu"]={"budget":"3","bug":"6","bugs":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["bu"]={"budget":"6","bug":"9","bugs":"9"};

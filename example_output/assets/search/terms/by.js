@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["by"]={"by":"0,3,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["by"]={"by":"0,6,9"};

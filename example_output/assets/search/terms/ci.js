@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ci"]={"ci":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ci"]={"ci":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cl"]={"claude":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cl"]={"claude":"6","clean":"4"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cu"]={"current":"1","currently":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cu"]={"current":"1","currently":"6"};

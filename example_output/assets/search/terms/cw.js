@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cw"]={"cwd":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["cw"]={"cwd":"7"};

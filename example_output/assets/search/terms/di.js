@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["di"]={"dictreader":"0","directory":"3","division":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["di"]={"dictreader":"0","directory":"6","division":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["el"]={"elapsed":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["el"]={"elapsed":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["er"]={"error":"3,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["er"]={"error":"6,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ev"]={"everything":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ev"]={"every":"5","everything":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fl"]={"flag":"3","float":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fl"]={"flag":"6","float":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fo"]={"folder":"3","following":"3,4","for":"0,1,2,3,6,7","found":"0,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fo"]={"folder":"6","folding":"5","following":"6,7","for":"0,1,2,6,9,a","found":"0,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fr"]={"from":"2,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["fr"]={"from":"2,4,9"};

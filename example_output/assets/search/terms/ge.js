@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ge"]={"general":"3,6","generated":"1,6","generic":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ge"]={"general":"6,9","generated":"1,9","generic":"9","get":"3","gets":"3"};

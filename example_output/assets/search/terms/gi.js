@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gi"]={"given":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gi"]={"given":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gn"]={"gnu":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gn"]={"gnu":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gp"]={"gptme":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gp"]={"gptme":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gr"]={"green":"6","greeting":"3","greets":"3","grep":"7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["gr"]={"green":"9","greeting":"6","greets":"6","grep":"a"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ha"]={"has":"6","have":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ha"]={"has":"3,4,9","have":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["he"]={"hello":"3","helper":"1","here":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["he"]={"head":"4","header":"4","hello":"6","helper":"1","here":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ho"]={"home":"3,4,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ho"]={"home":"3,5,6,7,9"};

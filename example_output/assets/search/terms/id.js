@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["id"]={"idea":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["id"]={"id":"4","idea":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["im"]={"import":"0,1,2,3","importerror":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["im"]={"import":"0,1,2,5,6","importerror":"7"};

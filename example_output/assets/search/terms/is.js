@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["is"]={"is":"1,3,6,7"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["is"]={"is":"1,3,5,6,9,a"};

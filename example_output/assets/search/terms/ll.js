@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ll"]={"ll":"6","llm":"0","llms":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ll"]={"ll":"3,9","llm":"0","llms":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ls"]={"ls":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ls"]={"ls":"6"};

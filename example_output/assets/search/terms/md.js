@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["md"]={"md":"4,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["md"]={"md":"7,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["me"]={"mean":"0","means":"0","message":"6","messages":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["me"]={"me":"5","mean":"0","means":"0","message":"9","messages":"9"};

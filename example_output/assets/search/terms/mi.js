@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["mi"]={"mistakes":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["mi"]={"mistakes":"9"};

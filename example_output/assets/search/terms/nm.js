@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nm"]={"nme":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nm"]={"nme":"6"};

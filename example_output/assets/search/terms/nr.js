@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nr"]={"nrows":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["nr"]={"nr":"4","nrows":"0"};

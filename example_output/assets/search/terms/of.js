@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["of"]={"of":"0,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["of"]={"of":"0,3,4,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["on"]={"on":"6","once":"3","one":"0","only":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["on"]={"on":"9","once":"6","one":"0,3,4","only":"6"};

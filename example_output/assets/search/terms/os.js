@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["os"]={"os":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["os"]={"os":"6"};

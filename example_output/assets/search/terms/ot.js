@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ot"]={"other":"6,7","otherwise":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ot"]={"other":"3,5,9,a","otherwise":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ou"]={"out":"6","output":"6","outputs":"1"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ou"]={"out":"9","output":"9","outputs":"1"};

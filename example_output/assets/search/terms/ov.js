@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ov"]={"overloaded":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ov"]={"overloaded":"9"};

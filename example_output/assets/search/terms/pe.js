@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pe"]={"pending":"6","per":"0","permissions":"4"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pe"]={"pending":"9","per":"0","permissions":"7"};

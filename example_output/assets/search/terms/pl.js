@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pl"]={"plain":"3","plan":"0,6","please":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pl"]={"plain":"6","plan":"0,9","please":"9","plus":"4"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["po"]={"postgres":"6","powered":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["po"]={"postgres":"9","powered":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pr"]={"previous":"6","print":"0,3","progress":"6","prompt":"3","provider":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pr"]={"previous":"9","print":"0,6","produced":"5","progress":"9","prompt":"6","provider":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pu"]={"punctuation":"1","purpose":"3,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["pu"]={"punctuation":"1","purpose":"6,9"};

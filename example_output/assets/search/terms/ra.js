@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ra"]={"ran":"3,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ra"]={"race":"3","ran":"6,9"};

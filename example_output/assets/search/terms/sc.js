@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sc"]={"script":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sc"]={"script":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["se"]={"search":"6,7","see":"3","separate":"0","session":"3,6","set":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["se"]={"search":"9,a","second":"3","see":"6","seen":"4","sees":"3","send":"4","separate":"0","session":"6,9","set":"3,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sh"]={"shell":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sh"]={"shape":"4","shell":"3,5,6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["si"]={"sign":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["si"]={"sign":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sl"]={"slash":"6","slug":"1,2","slugify":"1,2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sl"]={"slash":"9","slug":"1,2,5","slugify":"1,2,5"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sn"]={"snippet":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sn"]={"snippet":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["so"]={"sonnet":"3,6","south":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["so"]={"so":"3","solving":"4","sonnet":"6,9","south":"0"};

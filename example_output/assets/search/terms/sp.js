@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sp"]={"spawn":"1"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sp"]={"spawn":"1","spelling":"5"};

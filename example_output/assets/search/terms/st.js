@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["st"]={"status":"6","stderr":"3","stdout":"3,6","step":"0","steps":"0","string":"0","strip":"1","strips":"1"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["st"]={"statement":"3","statements":"3","status":"9","stderr":"6","stdout":"3,5,6,9","step":"0","steps":"0","stock":"3","string":"0","strip":"1,5","strips":"1"};

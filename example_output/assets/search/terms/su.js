@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["su"]={"sub":"1,6,7","subagent":"1,6","subtracted":"6","subtracts":"4","succeeded":"0","success":"4","successfully":"3,6","sum":"0","summarised":"1","summarized":"6","summary":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["su"]={"sub":"1,5,9,a","subagent":"1,9","subtracted":"9","subtracts":"7","succeeded":"0","success":"7","successfully":"5,6,9","sum":"0","summarised":"1","summarized":"9","summary":"9"};

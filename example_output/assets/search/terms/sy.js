@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sy"]={"system":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["sy"]={"system":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ti"]={"time":"3","title":"1"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ti"]={"time":"6","title":"1,5"};

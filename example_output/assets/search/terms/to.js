@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["to"]={"to":"1,3,6","todo":"6","todos":"6","todowrite":"6","token":"3","tokens":"6","tool":"1","total":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["to"]={"to":"1,4,5,6,9","todo":"9","todos":"9","todowrite":"9","token":"6","tokens":"9","tool":"1,4","total":"0"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["tr"]={"traceback":"0","trailing":"1,2","true":"3,7","try":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["tr"]={"traceback":"0","trailing":"1,2","true":"3,6,a","try":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ty"]={"type":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ty"]={"type":"9"};

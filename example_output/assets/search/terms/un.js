@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["un"]={"unittest":"4","unless":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["un"]={"unicodedata":"5","unittest":"7","unless":"9"};

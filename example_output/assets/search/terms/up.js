@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["up"]={"update":"4","updated":"4,6","upper":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["up"]={"update":"3,7","updated":"3,7,9","upper":"6"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ur"]={"uri":"6","url":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ur"]={"uri":"9","url":"9"};

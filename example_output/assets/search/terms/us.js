@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["us"]={"usage":"3","use":"6,7","user":"6","uses":"6,7","using":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["us"]={"usage":"6","use":"9,a","user":"5,9","uses":"9,a","using":"6"};

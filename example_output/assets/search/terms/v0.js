@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["v0"]={"v0":"3"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["v0"]={"v0":"6"};

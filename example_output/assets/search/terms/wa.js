@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wa"]={"was":"0"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wa"]={"want":"5","was":"0"};

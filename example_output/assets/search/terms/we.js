@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["we"]={"were":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["we"]={"were":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wh"]={"where":"1","while":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wh"]={"when":"3","where":"1,3","which":"5","while":"9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wr"]={"write":"1,2,3,4,6","written":"6","wrong":"3,6,7","wrote":"2"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["wr"]={"write":"1,2,3,4,6,7,9","written":"9","wrong":"6,9,a","wrote":"2"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ye"]={"yes":"0,6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["ye"]={"yes":"0,9"};

@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["yo"]={"you":"3,6","your":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["yo"]={"you":"4,5,6,9","your":"9"};

@@ -24,6 +24,7 @@ from replay_site.readers.claude.steps import StepBuilder, first_prompt
 from replay_site.readers.claude.transcript import IGNORED_KINDS, LINE_KINDS, Transcript
 from replay_site.readers.files import GZIP_MAGIC, ZSTD_MAGIC, Head, open_log, open_regular, plain_name, read_head, stored_size
 from replay_site.readers.jsonl import iter_objects, kind_of
+from replay_site.readers.qwen.reader import is_qwen_record
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system"}) | META_KINDS
 CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
@@ -162,6 +163,8 @@ class Sniffed:
 def sniff_head(head: Head) -> Sniffed | None:
     """The first Claude Code line of a file (a dict with type and ids), or None when it is not one."""
     objects = head.objects(SNIFF_LINES)
+    if any(is_qwen_record(obj) for obj in objects):
+        return None  # Qwen Code's records have Claude Code's ids but Gemini's content: readers/qwen
     if _workflow_run(head.path) and plain_name(head.path).name == JOURNAL and objects and _is_journal_line(objects[0]):
         return Sniffed(objects[0], ())
     for obj in objects:

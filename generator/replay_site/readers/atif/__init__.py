@@ -1,0 +1,1 @@
+"""The ATIF reader: `reader` holds READER (files and their grouping); `trajectory` builds the sessions."""
