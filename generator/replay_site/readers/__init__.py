@@ -26,6 +26,7 @@ BUILTIN = {
     "glue": "replay_site.readers.glue.reader:READER",
     "gptme": "replay_site.readers.gptme.reader:READER",
     "codex": "replay_site.readers.codex.reader:READER",
+    "pi": "replay_site.readers.pi.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
