@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from replay_site.discover import DiscoveryError, discover, find_sources, pick_readers
-from replay_site.readers import files
+from replay_site.readers import files, registry
 
 
 def test_every_candidate_head_is_read_once(data, monkeypatch):
@@ -29,7 +29,8 @@ def test_every_candidate_head_is_read_once(data, monkeypatch):
     sources = discover([data], pick_readers("auto"), problems)
     candidates = sorted(p for p in data.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
     assert sorted(heads) == candidates  # each exactly once, nothing else
-    assert {s.format for s in sources} == {"claude", "codex", "glue", "gptme", "rlm"}
+    # Every format with fixtures (tests/data/<format>/) has sessions found there.
+    assert {s.format for s in sources} == {folder.name for folder in data.iterdir() if folder.name in registry()}
 
 
 def test_gptme_log_copied_under_another_name_with_bom_and_crlf_is_recognised(data, tmp_path):
