@@ -27,6 +27,7 @@ BUILTIN = {
     "gptme": "replay_site.readers.gptme.reader:READER",
     "codex": "replay_site.readers.codex.reader:READER",
     "pi": "replay_site.readers.pi.reader:READER",
+    "opencode": "replay_site.readers.opencode.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
