@@ -45,10 +45,13 @@ def read(root: Path):
 def test_registered_with_its_folder_and_variable(monkeypatch):
     assert registry()["opencode"] is READER
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
     assert READER.default_dirs() == [Path.home() / ".local" / "share" / "opencode"]
     monkeypatch.setenv("XDG_DATA_HOME", "/tmp/data")
     assert READER.default_dirs() == [Path("/tmp/data/opencode")]
-    assert READER.env_vars == ("XDG_DATA_HOME",)
+    assert READER.env_vars == ("XDG_DATA_HOME", "OPENCODE_DB")
+    monkeypatch.setenv("OPENCODE_DB", "/srv/oc/team.db")
+    assert READER.default_dirs() == [Path("/tmp/data/opencode"), Path("/srv/oc")]
 
 
 def test_storage_session_reads_its_messages_parts_and_subagent():

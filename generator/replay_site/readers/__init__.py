@@ -28,6 +28,7 @@ BUILTIN = {
     "codex": "replay_site.readers.codex.reader:READER",
     "pi": "replay_site.readers.pi.reader:READER",
     "opencode": "replay_site.readers.opencode.reader:READER",
+    "copilot": "replay_site.readers.copilot.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }

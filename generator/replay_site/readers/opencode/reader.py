@@ -44,18 +44,24 @@ def _info_file(path: Path, head: Head) -> dict[str, Any] | None:
 class OpenCodeReader(FileReader):
     name = "opencode"
     label = "OpenCode"
-    env_vars = ("XDG_DATA_HOME",)
+    env_vars = ("XDG_DATA_HOME", "OPENCODE_DB")
     suffixes = (".db",)
 
     def default_dirs(self) -> list[Path]:
-        """OpenCode's `Global.Path.data`: xdg-basedir's data folder, then `opencode`."""
+        """OpenCode's `Global.Path.data`: xdg-basedir's data folder, then `opencode`; and the
+        folder of a database $OPENCODE_DB moves elsewhere."""
         data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        return [Path(data).expanduser() / "opencode"]
+        folders = [Path(data).expanduser() / "opencode"]
+        moved = _moved_database()
+        if moved is not None and moved.is_absolute() and moved.parent not in folders:
+            folders.append(moved.parent)
+        return folders
 
     def detect(self, path: Path, head: Head) -> tuple[str, str, str] | None:
         """("db", "", "") for a database; ("files", id, parent id) for a session info file."""
         if path.suffix == ".db":
-            named = path.name.startswith("opencode") or head.named
+            moved = _moved_database()
+            named = path.name.startswith("opencode") or head.named or (moved is not None and path.name == moved.name)
             return ("db", "", "") if named and head.data.startswith(SQLITE_MAGIC) else None
         info = _info_file(path, head)
         return ("files", str(info["id"]), string(info.get("parentID")) or "") if info else None
@@ -98,6 +104,12 @@ class OpenCodeReader(FileReader):
 
 
 READER = OpenCodeReader()
+
+
+def _moved_database() -> Path | None:
+    """$OPENCODE_DB: the database's path (relative ones are under the data folder)."""
+    named = os.environ.get("OPENCODE_DB")
+    return Path(named).expanduser() if named and named != ":memory:" else None
 
 
 def _family_files(main: Path, members: list[Path]) -> Iterator[Path]:
