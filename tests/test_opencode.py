@@ -8,7 +8,6 @@ of an unknown role. Each assistant call's tokens and cost are its step-finish pa
 """
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -137,19 +136,3 @@ def test_database_detected_by_content_not_only_name(tmp_path):
     (tmp_path / "opencode.db").write_text("not a database")
     assert find_sources(tmp_path / "opencode.db", [READER], []) == []
 
-
-def test_sessions_appear_in_a_site_beside_the_others(tmp_path):
-    from replay_site.pipeline import stages as site
-    database(tmp_path)
-    out = tmp_path / "site"
-    data = Path(__file__).parent / "data"
-    site.build([DATA / "storage-2026", tmp_path / "opencode.db", data / "pi" / "v3-2026", data / "codex" / "simplified.jsonl"],
-               out, site.BuildOptions(incremental=False))
-    index = json.loads((out / "sessions.json").read_text())
-    entries = {entry["id"]: entry for entry in (index["sessions"] if isinstance(index, dict) else index)}
-    assert {entries[key]["format"] for key in (A, B, C, D)} == {"opencode"}
-    assert entries[B]["parent"] == A and entries[D]["parent"] == C
-    assert entries["0195f0a0-0000-7000-8000-000000000001"]["format"] == "pi"
-    assert entries["simplified-demo"]["format"] == "codex"
-    for key in (A, C):
-        assert (out / entries[key]["page"]).is_file()

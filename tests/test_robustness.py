@@ -51,7 +51,7 @@ def mangled_copies(path: Path, rng: random.Random, count: int):
 def test_mangled_logs_never_make_a_reader_raise(format_name, tmp_path):
     rng = random.Random(f"replay-site/{format_name}")  # fixed seed: the same cases every run
     reader = registry()[format_name]
-    originals = sorted(p for p in (DATA / format_name).rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    originals = sorted(p for p in (DATA / format_name).rglob("*") if p.suffix in (".jsonl", ".json", ".md") and p.is_file())
     assert originals, f"tests/data/{format_name} holds no logs"
     cases = 0
     for original in originals:

@@ -29,6 +29,7 @@ BUILTIN = {
     "pi": "replay_site.readers.pi.reader:READER",
     "opencode": "replay_site.readers.opencode.reader:READER",
     "copilot": "replay_site.readers.copilot.reader:READER",
+    "aider": "replay_site.readers.aider.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
