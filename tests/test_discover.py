@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay_site.discover import DiscoveryError, discover, find_sources, pick_readers
+from replay_site.discover import DiscoveryError, candidate_suffixes, discover, find_sources, pick_readers
 from replay_site.readers import files, registry
 
 
@@ -27,7 +27,8 @@ def test_every_candidate_head_is_read_once(data, monkeypatch):
     monkeypatch.setattr(discovery, "read_head", counting)
     problems = []
     sources = discover([data], pick_readers("auto"), problems)
-    candidates = sorted(p for p in data.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    suffixes = candidate_suffixes(pick_readers("auto"))  # the logs' and those readers declare (Aider's history)
+    candidates = sorted(p for p in data.rglob("*") if p.name.endswith(suffixes) and p.is_file())
     assert sorted(heads) == candidates  # each exactly once, nothing else
     # Every format with fixtures (tests/data/<format>/) has sessions found there.
     assert {s.format for s in sources} == {folder.name for folder in data.iterdir() if folder.name in registry()}

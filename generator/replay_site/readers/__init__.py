@@ -30,6 +30,7 @@ BUILTIN = {
     "opencode": "replay_site.readers.opencode.reader:READER",
     "copilot": "replay_site.readers.copilot.reader:READER",
     "aider": "replay_site.readers.aider.reader:READER",
+    "goose": "replay_site.readers.goose.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }

@@ -20,9 +20,12 @@ from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import first_request, mapping, string, user_prompts
 from replay_site.readers.files import BOM, Head
 from replay_site.readers.opencode.steps import ABORTED, Builder
-from replay_site.readers.opencode.storage import SQLITE_MAGIC, Stored, from_database, from_files, message_files, part_files
+from replay_site.readers.opencode.storage import Stored, from_database, from_files, message_files, part_files
+from replay_site.readers.sqlite import SQLITE_MAGIC
 from replay_site.readers.timestamps import parse_time
 
+# Content of OpenCode's database no other agent's holds: its part table's column.
+MARKER = b"message_id"
 # The titles OpenCode gives a session before it has one of its own (`Session.createDefaultTitle`).
 DEFAULT_TITLES = ("New session - ", "Child session - ")
 
@@ -61,8 +64,10 @@ class OpenCodeReader(FileReader):
         """("db", "", "") for a database; ("files", id, parent id) for a session info file."""
         if path.suffix == ".db":
             moved = _moved_database()
-            named = path.name.startswith("opencode") or head.named or (moved is not None and path.name == moved.name)
-            return ("db", "", "") if named and head.data.startswith(SQLITE_MAGIC) else None
+            by_name = path.name.startswith("opencode") or (moved is not None and path.name == moved.name)
+            # A database named on the command line, whatever its name, by its schema's text
+            by_content = head.named and MARKER in head.data
+            return ("db", "", "") if head.data.startswith(SQLITE_MAGIC) and (by_name or by_content) else None
         info = _info_file(path, head)
         return ("files", str(info["id"]), string(info.get("parentID")) or "") if info else None
 

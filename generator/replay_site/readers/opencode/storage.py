@@ -21,9 +21,7 @@ import orjson
 from replay_site.model import Problem
 from replay_site.readers.fields import mapping, string
 from replay_site.readers.jsonl import load_json
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
+from replay_site.readers.sqlite import connect_read_only, rows
 
 @dataclass
 class Message:
@@ -96,23 +94,6 @@ def from_files(session_file: Path, label) -> Stored:
 # --- opencode.db (SQLite) --------------------------------------------------------------------
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """Read only. A database in WAL mode is read with its -wal file (the latest messages);
-    when that cannot be (a read-only folder without the -shm file), as the main file holds it."""
-    try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return connection
-    except sqlite3.Error:
-        return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
-
-
-def _rows(connection: sqlite3.Connection, table: str, order: str) -> list[dict[str, Any]]:
-    cursor = connection.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608 (our own names)
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row)) for row in cursor]
-
-
 def _data(row: dict[str, Any], table: str, problems: list[Problem], label: str) -> dict[str, Any] | None:
     """A row's JSON `data` with its id columns put back (OpenCode stores them apart)."""
     raw = row.get("data")
@@ -140,11 +121,11 @@ def from_database(path: Path, label: str) -> tuple[list[Stored], list[Problem]]:
     """Every session of one database; a database OpenCode did not write is a warning."""
     problems: list[Problem] = []
     try:
-        connection = _connect(path)
+        connection = connect_read_only(path)
         try:
-            sessions = _rows(connection, "session", "id")
-            messages = _rows(connection, "message", "session_id, time_created, id")
-            parts = _rows(connection, "part", "message_id, id")
+            sessions = rows(connection, "session", "id")
+            messages = rows(connection, "message", "session_id, time_created, id")
+            parts = rows(connection, "part", "message_id, id")
         finally:
             connection.close()
     except sqlite3.Error as exc:
