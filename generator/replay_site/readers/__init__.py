@@ -31,6 +31,7 @@ BUILTIN = {
     "copilot": "replay_site.readers.copilot.reader:READER",
     "aider": "replay_site.readers.aider.reader:READER",
     "goose": "replay_site.readers.goose.reader:READER",
+    "kimi": "replay_site.readers.kimi.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
