@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from readertools import read_found
 
 from replay_site.discover import find_sources
 from replay_site.model import Usage
@@ -21,9 +22,7 @@ DATA = Path(__file__).parent / "data" / "aider"
 
 
 def read_all():
-    (source,) = find_sources(DATA, list(registry().values()), [])
-    assert source.format == "aider"
-    return READER.read(source)
+    return read_found(DATA, "aider")[1]
 
 
 def test_registered_with_its_variable(monkeypatch):

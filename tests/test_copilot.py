@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from readertools import check_folders, read_found
+
 from replay_site.discover import find_sources
 from replay_site.model import Usage
 from replay_site.readers import registry
@@ -20,19 +22,14 @@ MAIN = "7c1e4f2a-5b3d-4e8f-9a01-2b3c4d5e6f70"
 
 
 def read(root: Path):
-    (source,) = find_sources(root, list(registry().values()), [])
-    assert source.format == "copilot"
-    (session,) = READER.read(source)
+    _, (session,) = read_found(root, "copilot")
     return session
 
 
 def test_registered_with_its_folder_and_variable(monkeypatch):
     assert registry()["copilot"] is READER
-    monkeypatch.delenv("COPILOT_HOME", raising=False)
-    assert READER.default_dirs() == [Path.home() / ".copilot" / "session-state"]
-    monkeypatch.setenv("COPILOT_HOME", "/tmp/cp")
-    assert READER.default_dirs() == [Path("/tmp/cp/session-state")]
-    assert READER.env_vars == ("COPILOT_HOME",)
+    check_folders(monkeypatch, "copilot", [Path.home() / ".copilot" / "session-state"],
+                  "COPILOT_HOME", "/tmp/cp", [Path("/tmp/cp/session-state")])
 
 
 def test_session_figures():

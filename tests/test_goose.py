@@ -7,10 +7,10 @@ session file of Goose before its database (a metadata line, then 4 messages).
 """
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from readertools import check_folders, database_from, read_found
 
 from replay_site.discover import find_sources
 from replay_site.model import Usage
@@ -22,28 +22,17 @@ DATA = Path(__file__).parent / "data" / "goose"
 
 @pytest.fixture
 def database(tmp_path):
-    path = tmp_path / "sessions" / "sessions.db"
-    path.parent.mkdir()
-    connection = sqlite3.connect(path)
-    connection.executescript((DATA / "goose-1.x.sql").read_text())
-    connection.commit()
-    connection.close()
-    return path
+    return database_from(DATA / "goose-1.x.sql", tmp_path / "sessions" / "sessions.db")
 
 
 def read(root: Path):
-    (source,) = find_sources(root, list(registry().values()), [])
-    assert source.format == "goose"
-    return READER.read(source)
+    return read_found(root, "goose")[1]
 
 
 def test_registered_with_its_folder_and_variables(monkeypatch):
     assert registry()["goose"] is READER
-    monkeypatch.delenv("GOOSE_PATH_ROOT", raising=False)
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    assert READER.default_dirs() == [Path.home() / ".local" / "share" / "goose" / "sessions"]
-    monkeypatch.setenv("GOOSE_PATH_ROOT", "/srv/goose")
-    assert READER.default_dirs() == [Path("/srv/goose/data/sessions")]
+    check_folders(monkeypatch, "goose", [Path.home() / ".local" / "share" / "goose" / "sessions"],
+                  "GOOSE_PATH_ROOT", "/srv/goose", [Path("/srv/goose/data/sessions")])
 
 
 def test_database_sessions(database):

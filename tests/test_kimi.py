@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay_site.discover import find_sources
+from readertools import check_folders, read_found
+
 from replay_site.model import Usage
 from replay_site.readers import registry
 from replay_site.readers.kimi.reader import READER
@@ -20,18 +21,14 @@ SESSION = "4d3c2b1a-0f9e-4d8c-8b7a-6e5d4c3b2a10"
 
 
 def read(root: Path):
-    (source,) = find_sources(root, list(registry().values()), [])
-    assert source.format == "kimi"
-    (session,) = READER.read(source)
+    source, (session,) = read_found(root, "kimi")
     return source, session
 
 
 def test_registered_with_its_folder_and_variable(monkeypatch):
     assert registry()["kimi"] is READER
-    monkeypatch.delenv("KIMI_SHARE_DIR", raising=False)
-    assert READER.default_dirs() == [Path.home() / ".kimi" / "sessions"]
-    monkeypatch.setenv("KIMI_SHARE_DIR", "/tmp/kimi")
-    assert READER.default_dirs() == [Path("/tmp/kimi/sessions")]
+    check_folders(monkeypatch, "kimi", [Path.home() / ".kimi" / "sessions"], "KIMI_SHARE_DIR", "/tmp/kimi",
+                  [Path("/tmp/kimi/sessions")])
 
 
 def test_wire_session_figures():

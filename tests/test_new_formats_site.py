@@ -3,10 +3,10 @@ one site beside a Codex session: each listed with its format and parent, its pag
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
+from readertools import database_from
 from sitetools import external_references, soup
 from test_opencode import database
 
@@ -26,11 +26,7 @@ KIMI = "4d3c2b1a-0f9e-4d8c-8b7a-6e5d4c3b2a10"
 def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("opencode-db")
     database(folder)
-    goose = tmp_path_factory.mktemp("goose") / "sessions.db"
-    connection = sqlite3.connect(goose)
-    connection.executescript((DATA / "goose" / "goose-1.x.sql").read_text())
-    connection.commit()
-    connection.close()
+    goose = database_from(DATA / "goose" / "goose-1.x.sql", tmp_path_factory.mktemp("goose") / "sessions.db")
     out = tmp_path_factory.mktemp("new-formats-site")
     sources = [DATA / "opencode" / "storage-2026", folder / "opencode.db", DATA / "pi" / "v3-2026",
                DATA / "copilot" / "session-state-2026", DATA / "aider", goose,

@@ -9,10 +9,10 @@ of an unknown role. Each assistant call's tokens and cost are its step-finish pa
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
+from readertools import database_from, read_found
 
 from replay_site.discover import find_sources
 from replay_site.model import Usage
@@ -25,19 +25,11 @@ C, D = "ses_3c0a00000ffeCCCCCCCCCCCC01", "ses_3c09ffff0ffeDDDDDDDDDDDD02"
 
 
 def database(folder: Path) -> Path:
-    """The fixture database, built from its SQL (a database is not written by hand)."""
-    path = folder / "opencode.db"
-    connection = sqlite3.connect(path)
-    connection.executescript((DATA / "opencode-1.2.sql").read_text())
-    connection.commit()
-    connection.close()
-    return path
+    return database_from(DATA / "opencode-1.2.sql", folder / "opencode.db")
 
 
 def read(root: Path):
-    (source,) = find_sources(root, list(registry().values()), [])
-    assert source.format == "opencode"
-    (session,) = READER.read(source)
+    source, (session,) = read_found(root, "opencode")
     return source, session
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from readertools import check_folders, read_found
 
 from replay_site.discover import find_sources
 from replay_site.model import Usage
@@ -24,19 +25,14 @@ FORK = "0195f0a0-0000-7000-8000-000000000002"
 
 
 def read(folder: Path):
-    (source,) = find_sources(folder, list(registry().values()), [])
-    assert source.format == "pi"
-    (session,) = READER.read(source)
+    _, (session,) = read_found(folder, "pi")
     return session
 
 
 def test_registered_with_its_folder_and_variable(monkeypatch):
     assert registry()["pi"] is READER
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    assert READER.default_dirs() == [Path.home() / ".pi" / "agent" / "sessions"]
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", "/tmp/pi-agent")
-    assert READER.default_dirs() == [Path("/tmp/pi-agent/sessions")]
-    assert READER.env_vars == ("PI_CODING_AGENT_DIR",)
+    check_folders(monkeypatch, "pi", [Path.home() / ".pi" / "agent" / "sessions"],
+                  "PI_CODING_AGENT_DIR", "/tmp/pi-agent", [Path("/tmp/pi-agent/sessions")])
 
 
 def test_pi_files_are_not_taken_for_codex_sessions():

@@ -21,6 +21,6 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
 
 def rows(connection: sqlite3.Connection, table: str, order: str) -> list[dict[str, Any]]:
     """Every row of `table` (a name of the reader's own, never from the log) by `order`."""
-    cursor = connection.execute(f"SELECT * FROM {table} ORDER BY {order}")  # noqa: S608
+    cursor = connection.execute(f"SELECT * FROM {table} ORDER BY {order}")
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row)) for row in cursor]

@@ -26,7 +26,7 @@ VERSION = re.compile(r"^Aider v(\S+)")
 APPLIED = re.compile(r"^Applied edit to (.+)$")
 RUNNING = re.compile(r"^Running (.+)$")
 EDIT = re.compile(r"^(?P<path>[^\n`]+)\n```[^\n]*\n<{5,9} SEARCH\n(?P<old>.*?)\n?={5,9}\n(?P<new>.*?)\n?>{5,9} REPLACE\n```",
-                  re.S | re.M)
+                  re.DOTALL | re.MULTILINE)
 FAILED_EDITS = ("The LLM did not conform to the edit format", "SearchReplaceNoExactMatch")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from replay_site.diffs import change_from_texts
 from replay_site.model import Detail, FileChange, Session, Step, ToolCall, Usage
-from replay_site.readers.fields import count, mapping, mark_unanswered, raw_json, string
+from replay_site.readers.fields import answered_call, count, mapping, mark_unanswered, raw_json, string
 from replay_site.readers.fields import text as as_text
 from replay_site.readers.jsonl import LineKinds, kind_of
 from replay_site.readers.timestamps import parse_time
@@ -164,13 +164,8 @@ class Builder:
         return step
 
     def _result(self, data: dict[str, Any]) -> Step | None:
-        ident = string(data.get("toolCallId"))
-        call = self.calls.get(ident) if ident else None
-        step = None
-        if call is None or id(call) in self.answered:
-            call = ToolCall("tool", id=ident, orphan=True)
-            step = Step("context", title="Tool result without its call", tool_calls=[call])
-        self.answered.add(id(call))
+        call, orphan = answered_call(self.calls, self.answered, string(data.get("toolCallId")))
+        step = Step("context", title="Tool result without its call", tool_calls=[call]) if orphan else None
         result, error = mapping(data.get("result")), mapping(data.get("error"))
         call.is_error = data.get("success") is not True
         call.output = as_text(error.get("message")) if call.is_error and error else as_text(result.get("content"))

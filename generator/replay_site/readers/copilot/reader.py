@@ -3,7 +3,6 @@
 events.py reads them."""
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from replay_site.model import Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.copilot.events import LINE_KINDS, Builder
 from replay_site.readers.fields import first_request, mapping, user_prompts
-from replay_site.readers.files import Head, plain_name
+from replay_site.readers.files import Head, moved_folder, plain_name
 from replay_site.readers.jsonl import iter_objects, kind_of
 from replay_site.readers.timestamps import parse_time
 
@@ -42,8 +41,7 @@ class CopilotReader(FileReader):
     env_vars = ("COPILOT_HOME",)
 
     def default_dirs(self) -> list[Path]:
-        home = os.environ.get("COPILOT_HOME")
-        return [(Path(home).expanduser() if home else Path.home() / ".copilot") / "session-state"]
+        return [moved_folder("COPILOT_HOME", Path.home() / ".copilot") / "session-state"]
 
     def detect(self, path: Path, head: Head) -> bool | None:
         if plain_name(path).suffix != ".jsonl" and not head.named:

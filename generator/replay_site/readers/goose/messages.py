@@ -14,7 +14,7 @@ from typing import Any
 
 from replay_site.diffs import change_from_texts
 from replay_site.model import Detail, FileChange, Image, Problem, Session, Step, ToolCall
-from replay_site.readers.fields import mapping, mark_unanswered, raw_json, string
+from replay_site.readers.fields import answered_call, mapping, mark_unanswered, raw_json, string
 from replay_site.readers.fields import text as as_text
 from replay_site.readers.timestamps import parse_time
 
@@ -108,12 +108,7 @@ class Builder:
         return call
 
     def _response(self, item: dict[str, Any]) -> ToolCall | None:
-        ident = string(item.get("id"))
-        call = self.calls.get(ident) if ident else None
-        orphan = None
-        if call is None or id(call) in self.answered:
-            call = orphan = ToolCall("tool", id=ident, orphan=True)
-        self.answered.add(id(call))
+        call, orphan = answered_call(self.calls, self.answered, string(item.get("id")))
         result = mapping(item.get("toolResult"))
         value = result.get("value")
         if result.get("status") == "error":
@@ -124,7 +119,7 @@ class Builder:
             call.output = _texts(value)
         if not call.is_error and isinstance(call.arguments, dict):
             call.changes = file_changes(call.name, call.arguments)
-        return orphan
+        return call if orphan else None
 
     def finish(self) -> None:
         mark_unanswered(self.calls.values(), self.answered)

@@ -17,7 +17,7 @@ import orjson
 from replay_site.model import Fact, Problem, Session, Step, Usage
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import count, first_request, mapping, string, user_prompts
-from replay_site.readers.files import Head, plain_name
+from replay_site.readers.files import Head, moved_folder, plain_name
 from replay_site.readers.goose.messages import Builder
 from replay_site.readers.jsonl import iter_objects, kind_of
 from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, rows
@@ -44,8 +44,7 @@ class GooseReader(FileReader):
         root = os.environ.get("GOOSE_PATH_ROOT")
         if root:
             return [Path(root).expanduser() / "data" / "sessions"]
-        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        return [Path(data).expanduser() / "goose" / "sessions"]
+        return [moved_folder("XDG_DATA_HOME", Path.home() / ".local" / "share") / "goose" / "sessions"]
 
     def detect(self, path: Path, head: Head) -> str | None:
         if path.suffix == ".db":

@@ -8,7 +8,6 @@ lines (`_system_prompt`, `_checkpoint`, `_usage`: the context's size, not a resp
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from replay_site.model import Session, Step, ToolCall
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import first_request, mapping, mark_unanswered, string, user_prompts
 from replay_site.readers.fields import text as as_text
-from replay_site.readers.files import Head, plain_name
+from replay_site.readers.files import Head, moved_folder, plain_name
 from replay_site.readers.jsonl import LineKinds, iter_objects
 from replay_site.readers.kimi.wire import LINE_KINDS, Builder, message_kind, user_text
 from replay_site.readers.timestamps import parse_time
@@ -49,8 +48,7 @@ class KimiReader(FileReader):
     env_vars = ("KIMI_SHARE_DIR",)
 
     def default_dirs(self) -> list[Path]:
-        share = os.environ.get("KIMI_SHARE_DIR")
-        return [(Path(share).expanduser() if share else Path.home() / ".kimi") / "sessions"]
+        return [moved_folder("KIMI_SHARE_DIR", Path.home() / ".kimi") / "sessions"]
 
     def detect(self, path: Path, head: Head) -> str | None:
         name = plain_name(path)

@@ -18,7 +18,7 @@ import orjson
 
 from replay_site.diffs import change_from_texts
 from replay_site.model import Detail, Image, Session, Step, TodoItem, ToolCall, Usage
-from replay_site.readers.fields import count, mapping, mark_unanswered, raw_json, string
+from replay_site.readers.fields import answered_call, count, mapping, mark_unanswered, raw_json, string
 from replay_site.readers.fields import text as as_text
 from replay_site.readers.jsonl import LineKinds
 from replay_site.readers.timestamps import parse_time
@@ -146,12 +146,9 @@ class Builder:
             self.calls[call.id] = call
 
     def _result(self, payload: dict[str, Any], moment: Any) -> None:
-        ident = string(payload.get("tool_call_id"))
-        call = self.calls.get(ident) if ident else None
-        if call is None or id(call) in self.answered:
-            call = ToolCall("tool", id=ident, orphan=True)
+        call, orphan = answered_call(self.calls, self.answered, string(payload.get("tool_call_id")))
+        if orphan:
             self.session.steps.append(Step("context", title="Tool result without its call", tool_calls=[call], timestamp=moment))
-        self.answered.add(id(call))
         value = mapping(payload.get("return_value"))
         output = value.get("output")
         call.output = output if isinstance(output, str) else user_text(output)[0]

@@ -18,7 +18,7 @@ import orjson
 from replay_site.model import Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import first_request, mapping, string, user_prompts
-from replay_site.readers.files import BOM, Head
+from replay_site.readers.files import BOM, Head, families, moved_folder
 from replay_site.readers.opencode.steps import ABORTED, Builder
 from replay_site.readers.opencode.storage import Stored, from_database, from_files, message_files, part_files
 from replay_site.readers.sqlite import SQLITE_MAGIC
@@ -53,8 +53,7 @@ class OpenCodeReader(FileReader):
     def default_dirs(self) -> list[Path]:
         """OpenCode's `Global.Path.data`: xdg-basedir's data folder, then `opencode`; and the
         folder of a database $OPENCODE_DB moves elsewhere."""
-        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        folders = [Path(data).expanduser() / "opencode"]
+        folders = [moved_folder("XDG_DATA_HOME", Path.home() / ".local" / "share") / "opencode"]
         moved = _moved_database()
         if moved is not None and moved.is_absolute() and moved.parent not in folders:
             folders.append(moved.parent)
@@ -75,18 +74,9 @@ class OpenCodeReader(FileReader):
         files = {path: said for path, said in found.items() if said[0] == "files"}
         by_id = {said[1]: path for path, said in sorted(files.items())}
 
-        def top(path: Path) -> Path:
-            seen = {path}
-            while (up := by_id.get(files[path][2])) is not None and up not in seen:
-                seen.add(up)
-                path = up
-            return path
-
-        families: dict[Path, list[Path]] = {}
-        for path in sorted(files):
-            families.setdefault(top(path), []).append(path)
+        parent_of = {path: by_id[said[2]] for path, said in files.items() if said[2] in by_id}
         sources = [SessionSource(self.name, main, root, tuple(_family_files(main, members)))
-                   for main, members in families.items()]
+                   for main, members in families(files, parent_of).items()]
         for path, said in found.items():
             if said[0] == "db":
                 wal = path.with_name(path.name + "-wal")

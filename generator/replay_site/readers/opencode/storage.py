@@ -23,6 +23,7 @@ from replay_site.readers.fields import mapping, string
 from replay_site.readers.jsonl import load_json
 from replay_site.readers.sqlite import connect_read_only, rows
 
+
 @dataclass
 class Message:
     info: dict[str, Any]

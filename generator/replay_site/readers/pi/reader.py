@@ -10,7 +10,6 @@ entries, which are the parent's and counted there: they are folded into one step
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from replay_site.model import Session, Step
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import abandon, first_request, mapping, string, user_prompts
-from replay_site.readers.files import Head, plain_name
+from replay_site.readers.files import Head, families, moved_folder, plain_name
 from replay_site.readers.jsonl import iter_objects, kind_of
 from replay_site.readers.pi.steps import LINE_KINDS, Builder
 from replay_site.readers.timestamps import parse_time
@@ -58,8 +57,7 @@ class PiReader(FileReader):
 
     def default_dirs(self) -> list[Path]:
         """Pi's `getAgentDir()`: $PI_CODING_AGENT_DIR, else ~/.pi/agent; sessions below it."""
-        agent = os.environ.get("PI_CODING_AGENT_DIR")
-        return [(Path(agent).expanduser() if agent else Path.home() / ".pi" / "agent") / "sessions"]
+        return [moved_folder("PI_CODING_AGENT_DIR", Path.home() / ".pi" / "agent") / "sessions"]
 
     def detect(self, path: Path, head: Head) -> dict[str, str] | None:
         if plain_name(path).suffix != ".jsonl" and not head.named:
@@ -76,20 +74,10 @@ class PiReader(FileReader):
             by_key.setdefault(said["id"], path)
             by_key.setdefault(str(path), path)
             by_key.setdefault(path.name, path)
-        parent_of = {path: by_key.get(said["parent"]) or by_key.get(Path(said["parent"]).name) for path, said in found.items()
-                     if said["parent"]}
+        parent_of = {path: up for path, said in found.items() if said["parent"]
+                     and (up := by_key.get(said["parent"]) or by_key.get(Path(said["parent"]).name)) is not None}
 
-        def top(path: Path) -> Path:
-            seen = {path}
-            while (up := parent_of.get(path)) is not None and up not in seen:
-                seen.add(up)
-                path = up
-            return path
-
-        families: dict[Path, list[Path]] = {}
-        for path in sorted(found):
-            families.setdefault(top(path), []).append(path)
-        for main, members in sorted(families.items()):
+        for main, members in sorted(families(found, parent_of).items()):
             yield SessionSource(self.name, main, root, tuple(p for p in members if p != main))
 
     def read_sessions(self, source: SessionSource) -> list[Session]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from replay_site.diffs import change_from_texts
 from replay_site.model import Cost, Detail, FileChange, Image, Session, Step, ToolCall, Usage
-from replay_site.readers.fields import count, mapping, mark_unanswered, number, raw_json, string
+from replay_site.readers.fields import answered_call, count, mapping, mark_unanswered, number, raw_json, string
 from replay_site.readers.fields import text as as_text
 from replay_site.readers.jsonl import LineKinds, kind_of
 from replay_site.readers.timestamps import parse_time
@@ -174,12 +174,9 @@ class Builder:
 
     def _result(self, message: dict[str, Any]) -> Step | None:
         """A tool's result joins its call's step; one without a call is an orphan of its own."""
-        call = self.calls.get(message.get("toolCallId")) if isinstance(message.get("toolCallId"), str) else None
-        step = None
-        if call is None or id(call) in self.answered:
-            call = ToolCall(as_text(message.get("toolName")) or "tool", id=string(message.get("toolCallId")), orphan=True)
-            step = Step("context", title="Tool result without its call", tool_calls=[call])
-        self.answered.add(id(call))
+        call, orphan = answered_call(self.calls, self.answered, string(message.get("toolCallId")),
+                                     as_text(message.get("toolName")) or "tool")
+        step = Step("context", title="Tool result without its call", tool_calls=[call]) if orphan else None
         call.output = blocks_text(message.get("content"))
         call.images = images(message.get("content"))
         call.is_error = message.get("isError") is True
