@@ -8,6 +8,7 @@ without per-message tokens or a shutdown.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from readertools import check_folders, read_found
@@ -87,3 +88,25 @@ def test_not_taken_by_other_readers():
     for path in DATA.rglob("*.jsonl"):
         (source,) = find_sources(path, list(registry().values()), [])
         assert source.format == "copilot"
+
+
+def test_subagent_named_by_agent_id_is_linked_to_its_task_call(tmp_path):
+    # Newer CLIs mark a subagent's events with `agentId` only; its subagent.started names the call.
+    def event(number, kind, data, **extra):
+        return json.dumps({"type": kind, "data": data, "id": f"e{number}", "timestamp": f"2026-05-01T10:00:0{number}.000Z",
+                           "parentId": f"e{number - 1}" if number > 1 else None, **extra})
+    lines = [
+        event(1, "session.start", {"sessionId": "s-agent", "copilotVersion": "1.0.90", "startTime": "2026-05-01T10:00:01.000Z"}),
+        event(2, "user.message", {"content": "Review the diff"}),
+        event(3, "assistant.message", {"messageId": "m1", "content": "", "toolRequests": [
+            {"toolCallId": "call-7", "name": "task", "arguments": {"description": "Review", "prompt": "Review it"}}]}),
+        event(4, "subagent.started", {"toolCallId": "call-7", "agentName": "reviewer", "agentDisplayName": "Reviewer",
+                                      "agentDescription": "Reviews"}, agentId="agent-42"),
+        event(5, "assistant.message", {"messageId": "m2", "content": "Looks fine."}, agentId="agent-42"),
+        event(6, "tool.execution_complete", {"toolCallId": "call-7", "success": True, "result": {"content": "Looks fine."}}),
+    ]
+    (tmp_path / "events.jsonl").write_text("\n".join(lines) + "\n")
+    session = read(tmp_path)
+    (child,) = session.children
+    assert session.steps[1].tool_calls[0].child_session_id == child.id == "s-agent/call-7"
+    assert child.title == "Review" and child.steps[0].text == "Looks fine."

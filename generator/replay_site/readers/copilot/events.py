@@ -63,6 +63,7 @@ class Builder:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.children: dict[str, Session] = {}
+        self.agents: dict[str, str] = {}  # a subagent's agentId -> the task call that started it
         self.calls: dict[str, ToolCall] = {}
         self.answered: set[int] = set()
         self.output_since_shutdown: dict[str, int] = {}
@@ -71,8 +72,13 @@ class Builder:
 
     def owner(self, event: dict[str, Any]) -> Session:
         data = mapping(event.get("data"))
-        key = string(data.get("parentToolCallId")) or string(event.get("agentId"))
-        if key is None or kind_of(event) in ("subagent.started", "subagent.completed", "subagent.failed"):
+        agent = string(event.get("agentId"))
+        if kind_of(event) in ("subagent.started", "subagent.completed", "subagent.failed"):
+            if agent and string(data.get("toolCallId")):  # the agent's events name it, not the task call
+                self.agents[agent] = data["toolCallId"]
+            return self.session
+        key = string(data.get("parentToolCallId")) or (self.agents.get(agent, agent) if agent else None)
+        if key is None:
             return self.session
         child = self.children.get(key)
         if child is None:
