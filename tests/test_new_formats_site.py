@@ -1,4 +1,4 @@
-"""The sessions of the readers added for issue 31 (OpenCode, Pi, GitHub Copilot CLI, Aider, Goose, Kimi CLI) in
+"""The sessions of the readers added for issue 31 (OpenCode, Pi, GitHub Copilot CLI, Aider, Goose, Kimi CLI, Cursor's agent CLI) in
 one site beside a Codex session: each listed with its format and parent, its page parsed."""
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ COPILOT = "7c1e4f2a-5b3d-4e8f-9a01-2b3c4d5e6f70"
 AIDER = "calc@2026-02-10 09:15:02"
 GOOSE = "20260211_1"
 KIMI = "4d3c2b1a-0f9e-4d8c-8b7a-6e5d4c3b2a10"
+CURSOR = "c7d1a2b3-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 
 
 @pytest.fixture(scope="module")
@@ -27,10 +28,11 @@ def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("opencode-db")
     database(folder)
     goose = database_from(DATA / "goose" / "goose-1.x.sql", tmp_path_factory.mktemp("goose") / "sessions.db")
+    cursor = database_from(DATA / "cursor" / "cursor-agent-2026.sql", tmp_path_factory.mktemp("cursor") / "c7d1" / "store.db")
     out = tmp_path_factory.mktemp("new-formats-site")
     sources = [DATA / "opencode" / "storage-2026", folder / "opencode.db", DATA / "pi" / "v3-2026",
                DATA / "copilot" / "session-state-2026", DATA / "aider", goose,
-               DATA / "kimi" / "sessions-2026", DATA / "codex" / "simplified.jsonl"]
+               DATA / "kimi" / "sessions-2026", cursor, DATA / "codex" / "simplified.jsonl"]
     site.build(sources, out, site.BuildOptions(incremental=False))
     index = json.loads((out / "sessions.json").read_text())
     return out, {entry["id"]: entry for entry in (index["sessions"] if isinstance(index, dict) else index)}
@@ -38,9 +40,9 @@ def built(tmp_path_factory):
 
 def test_every_session_is_listed_with_its_format_and_parent(built):
     _, entries = built
-    formats = {key: entries[key]["format"] for key in (OPENCODE, OPENCODE_CHILD, DATABASE, DATABASE_CHILD, PI, PI_FORK, COPILOT, AIDER, GOOSE, KIMI)}
+    formats = {key: entries[key]["format"] for key in (OPENCODE, OPENCODE_CHILD, DATABASE, DATABASE_CHILD, PI, PI_FORK, COPILOT, AIDER, GOOSE, KIMI, CURSOR)}
     assert formats == {OPENCODE: "opencode", OPENCODE_CHILD: "opencode", DATABASE: "opencode", DATABASE_CHILD: "opencode",
-                       PI: "pi", PI_FORK: "pi", COPILOT: "copilot", AIDER: "aider", GOOSE: "goose", KIMI: "kimi"}
+                       PI: "pi", PI_FORK: "pi", COPILOT: "copilot", AIDER: "aider", GOOSE: "goose", KIMI: "kimi", CURSOR: "cursor"}
     assert entries["simplified-demo"]["format"] == "codex"
     assert (entries[OPENCODE_CHILD]["parent"], entries[DATABASE_CHILD]["parent"], entries[PI_FORK]["parent"]) == (OPENCODE, DATABASE, PI)
     assert entries[f"{COPILOT}/tc4"]["parent"] == COPILOT and entries[f"{KIMI}/tool_Task:3"]["parent"] == KIMI
@@ -54,5 +56,5 @@ def test_pages_show_the_calls_and_diffs(built):
     assert page.find(string=lambda text: text and 'parser.add_argument("--verbose", action="store_true")' in text)
     task = next(call for call in page.select(".tool-call") if call.select_one(".tool-name").get_text() == "task")
     assert task.select_one(".child-link a")["href"].endswith(entries[OPENCODE_CHILD]["page"].rpartition("/")[2])
-    for key in (OPENCODE, PI, COPILOT, AIDER, GOOSE, KIMI):
+    for key in (OPENCODE, PI, COPILOT, AIDER, GOOSE, KIMI, CURSOR):
         assert external_references(soup(out / entries[key]["page"])) == []

@@ -32,6 +32,7 @@ BUILTIN = {
     "aider": "replay_site.readers.aider.reader:READER",
     "goose": "replay_site.readers.goose.reader:READER",
     "kimi": "replay_site.readers.kimi.reader:READER",
+    "cursor": "replay_site.readers.cursor.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
