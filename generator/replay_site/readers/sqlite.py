@@ -24,3 +24,13 @@ def rows(connection: sqlite3.Connection, table: str, order: str) -> list[dict[st
     cursor = connection.execute(f"SELECT * FROM {table} ORDER BY {order}")
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row)) for row in cursor]
+
+
+def tables(path: Path, *wanted: tuple[str, str]) -> list[list[dict[str, Any]]]:
+    """The rows of each (table, order) wanted, from the database at `path` opened read-only;
+    raises sqlite3.Error when it is not such a database."""
+    connection = connect_read_only(path)
+    try:
+        return [rows(connection, table, order) for table, order in wanted]
+    finally:
+        connection.close()

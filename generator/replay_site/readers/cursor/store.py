@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from replay_site.model import Problem
-from replay_site.readers.sqlite import connect_read_only, rows
+from replay_site.readers.sqlite import tables
 
 DEPTH = 64  # a tree deeper than this is read no further
 
@@ -77,12 +77,7 @@ def read_store(path: Path, label: str) -> tuple[dict[str, Any], list[dict[str, A
     """(metadata, the chat's messages in order, message blobs left out, problems)."""
     problems: list[Problem] = []
     try:
-        connection = connect_read_only(path)
-        try:
-            meta_rows = rows(connection, "meta", "key")
-            blob_rows = rows(connection, "blobs", "rowid")
-        finally:
-            connection.close()
+        meta_rows, blob_rows = tables(path, ("meta", "key"), ("blobs", "rowid"))
     except sqlite3.Error as exc:
         return {}, [], 0, [Problem("skipped_file", f"not a cursor-agent chat store ({exc})", label)]
     meta: dict[str, Any] = {}

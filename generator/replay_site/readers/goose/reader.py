@@ -20,7 +20,7 @@ from replay_site.readers.fields import count, first_request, mapping, string, us
 from replay_site.readers.files import Head, moved_folder, plain_name
 from replay_site.readers.goose.messages import Builder
 from replay_site.readers.jsonl import iter_objects, kind_of
-from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, rows
+from replay_site.readers.sqlite import SQLITE_MAGIC, tables
 from replay_site.readers.timestamps import parse_time
 
 DATABASE = "sessions.db"
@@ -103,12 +103,7 @@ def _model(info: dict[str, Any]) -> str | None:
 def _from_database(source: SessionSource) -> list[Session]:
     label = source.rel
     try:
-        connection = connect_read_only(source.path)
-        try:
-            sessions = rows(connection, "sessions", "created_at, id")
-            messages = rows(connection, "messages", "session_id, created_timestamp, id")
-        finally:
-            connection.close()
+        sessions, messages = tables(source.path, ("sessions", "created_at, id"), ("messages", "session_id, created_timestamp, id"))
     except sqlite3.Error as exc:
         session = Session(id=source.path.name, format=READER.name, source=label, title=source.path.name)
         session.problems.append(Problem("skipped_file", f"not a Goose database ({exc})", label))

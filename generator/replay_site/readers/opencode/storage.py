@@ -21,7 +21,7 @@ import orjson
 from replay_site.model import Problem
 from replay_site.readers.fields import mapping, string
 from replay_site.readers.jsonl import load_json
-from replay_site.readers.sqlite import connect_read_only, rows
+from replay_site.readers.sqlite import tables
 
 
 @dataclass
@@ -122,13 +122,8 @@ def from_database(path: Path, label: str) -> tuple[list[Stored], list[Problem]]:
     """Every session of one database; a database OpenCode did not write is a warning."""
     problems: list[Problem] = []
     try:
-        connection = connect_read_only(path)
-        try:
-            sessions = rows(connection, "session", "id")
-            messages = rows(connection, "message", "session_id, time_created, id")
-            parts = rows(connection, "part", "message_id, id")
-        finally:
-            connection.close()
+        sessions, messages, parts = tables(path, ("session", "id"), ("message", "session_id, time_created, id"),
+                                           ("part", "message_id, id"))
     except sqlite3.Error as exc:
         problems.append(Problem("skipped_file", f"not an OpenCode database ({exc})", label))
         return [], problems
