@@ -71,6 +71,8 @@ class CopilotReader(FileReader):
             described = task.arguments.get("description") if task is not None and isinstance(task.arguments, dict) else None
             child.title = (described if isinstance(described, str) and described else None) \
                 or first_request(user_prompts(child.steps)) or f"Subagent {child.id.rpartition('/')[2]}"
+            stamps = [step.timestamp for step in child.steps if step.timestamp]
+            child.started_at, child.ended_at = (stamps[0], stamps[-1]) if stamps else (None, None)
             child.number_steps()
             session.children.append(child)
         session.title = first_request(user_prompts(session.steps)) or session.id

@@ -104,12 +104,17 @@ def _read_wire(session: Session, path: Path, source: SessionSource) -> None:
                 session.agent_version = f"wire protocol {as_text(record.get('protocol_version'))}"
                 continue
             message = mapping(record.get("message"))
-            if session.started_at is None:
-                session.started_at = parse_time(record.get("timestamp"))
+            moment = parse_time(record.get("timestamp"))
+            session.started_at = session.started_at or moment
+            session.ended_at = moment or session.ended_at
             builder.add(line, kind or "(no type)", mapping(message.get("payload")), record.get("timestamp"))
     except OSError as exc:
         session.warn("warning", f"unreadable ({exc})")
     session.children.extend(builder.finish())
+    for child in session.walk():
+        stamps = [step.timestamp for step in child.steps if step.timestamp]
+        if child is not session and stamps:
+            child.started_at, child.ended_at = stamps[0], stamps[-1]
     for step in session.steps:  # a subagent is titled by the task that started it
         for call in step.tool_calls:
             child = next((each for each in session.children if each.id == call.child_session_id), None)
