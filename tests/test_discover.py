@@ -148,3 +148,24 @@ def test_a_plugin_reader_with_only_find_still_takes_part(data):
     sources = discover([data / "glue"], [FindOnly(), *pick_readers("auto")], [])
     assert [(s.format, s.path.name) for s in sources] == [("glue", "1791000000000-4242-ex1"), ("glue", "1791000500000-5151-fork"),
                                                           ("glue", "1791000900000-7070-running"), ("toy", "legacy-mixed.jsonl")]
+
+
+def test_a_file_two_readers_could_read_is_a_warning_naming_both(tmp_path):
+    # A Pi header followed by a Copilot-shaped event: neither format writes this, both detect it.
+    log = tmp_path / "both.jsonl"
+    log.write_text('{"type": "session", "version": 3, "id": "x", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}\n')
+    readers = pick_readers("auto")
+    problems: list = []
+    find_sources(tmp_path, readers, problems)
+    assert not [p for p in problems if "could each read" in p.message]  # one claimant: no warning
+
+    class Twin:
+        name, label = "twin", "Twin"
+        detect = staticmethod(lambda path, head: True)
+        group = staticmethod(lambda found, root: [])
+        default_dirs = staticmethod(list)
+
+    problems = []
+    find_sources(tmp_path, [*readers, Twin()], problems)
+    (warning,) = [p for p in problems if "could each read" in p.message]
+    assert warning.message.startswith("pi and twin could each read this file") and warning.path == "both.jsonl"

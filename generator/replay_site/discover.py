@@ -104,6 +104,10 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
     detecting = [reader for reader in readers if getattr(reader, "detect", None) is not None]
     answers = _answers(root, detecting, problems, memory, {} if real_paths is None else real_paths,
                        candidate_suffixes(detecting))
+    for path, said in answers.items():
+        if len(claimants := [name for name, answer in said.items() if answer is not None]) > 1:
+            problems.append(Problem("warning", f"{' and '.join(claimants)} could each read this file: read as the first "
+                                               "that groups it", _label(path, root)))
     claimed: set[Path] = set()
     sources: list[SessionSource] = []
     for reader in readers:
