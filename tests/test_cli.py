@@ -63,6 +63,13 @@ def test_formats_lists_every_reader_with_its_default_folder():
         assert re.search(rf"^{name}\s", result.stdout, re.M), name
 
 
+def test_formats_says_which_folders_exist_and_what_moves_them(tmp_path, monkeypatch):
+    (tmp_path / "sessions").mkdir()
+    monkeypatch.setenv("KIMI_SHARE_DIR", str(tmp_path))
+    lines = {line.split()[0]: line for line in runner.invoke(app, ["formats"]).stdout.splitlines() if line.strip()}
+    assert f"{tmp_path / 'sessions'} (found)" in lines["kimi"] and lines["kimi"].endswith("[moved by $KIMI_SHARE_DIR]")
+
+
 def test_every_command_has_help_and_a_readme_entry():
     readme = README.read_text()
     commands = [c.name or c.callback.__name__ for c in app.registered_commands]

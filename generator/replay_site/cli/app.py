@@ -153,7 +153,10 @@ def formats(
     """List the readers and the folders each one looks in by default (--check: what they do not understand)."""
     if not check_kinds:
         for name, reader in sorted(registry().items()):
-            typer.echo(f"{name:8} {reader.label:20} {', '.join(map(str, reader.default_dirs())) or '-'}")
+            # Which folders exist on this machine, and the variables that move them
+            folders = ", ".join(f"{folder}{' (found)' if folder.is_dir() else ''}" for folder in reader.default_dirs())
+            moved = " ".join(f"${variable}" for variable in getattr(reader, "env_vars", ()))
+            typer.echo(f"{name:8} {reader.label:20} {folders or '-'}" + (f"  [moved by {moved}]" if moved else ""))
         return
     problems: list = []
     with user_errors():
