@@ -15,7 +15,7 @@ DATA = Path(__file__).parent / "data"
 
 def test_every_fixture_is_claimed_by_exactly_one_reader():
     readers = registry()
-    logs = sorted(path for path in DATA.rglob("*") if path.is_file() and path.suffix in (".jsonl", ".json"))
+    logs = sorted(path for path in DATA.rglob("*") if path.is_file() and path.suffix in (".jsonl", ".json", ".md", ".db"))
     recognised = {}
     for path in logs:
         head = read_head(path)
@@ -25,7 +25,8 @@ def test_every_fixture_is_claimed_by_exactly_one_reader():
             recognised[path] = names[0]
             # each fixture lies in the folder of its format
             assert path.relative_to(DATA).parts[0] == names[0], f"{path.relative_to(DATA)} read as {names[0]}"
-    assert set(recognised.values()) == set(readers)  # every reader has fixtures it recognises
+    # every reader has fixtures it recognises (Cursor's store is built from SQL by its own tests)
+    assert set(recognised.values()) == set(readers) - {"cursor"}
     problems: list = []
     sources = discover([DATA], pick_readers("auto"), problems)
     held = Counter(path for source in sources for path in source.files)

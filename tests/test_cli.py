@@ -73,11 +73,21 @@ def test_each_readers_variables_move_its_default_folders(monkeypatch, tmp_path):
             for other in variables:
                 monkeypatch.delenv(other, raising=False)
             monkeypatch.setenv(variable, str(tmp_path / variable))
-            assert any(tmp_path / variable in folder.parents or folder == tmp_path / variable for folder in reader.default_dirs()), (name, variable)
+            # a folder under the variable's path, or the folder of the file it names (OPENCODE_DB)
+            assert any(tmp_path / variable in folder.parents or folder in (tmp_path / variable, tmp_path) for folder in reader.default_dirs()), (name, variable)
     (tmp_path / "GEMINI_CLI_HOME" / ".gemini" / "tmp").mkdir(parents=True)
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "GEMINI_CLI_HOME"))
     line = next(line for line in runner.invoke(app, ["formats"]).stdout.splitlines() if line.startswith("gemini "))
     assert line.endswith(f"{tmp_path}/GEMINI_CLI_HOME/.gemini/tmp (found)  [moved by $GEMINI_CLI_HOME, $HOME]")
+
+
+def test_formats_says_which_folders_exist_and_what_moves_them(tmp_path, monkeypatch):
+    (tmp_path / "sessions").mkdir()
+    monkeypatch.setenv("KIMI_SHARE_DIR", str(tmp_path))
+    lines = {line.split()[0]: line for line in runner.invoke(app, ["formats"]).stdout.splitlines() if line.strip()}
+    assert f"{tmp_path / 'sessions'} (found)" in lines["kimi"] and "$KIMI_SHARE_DIR" in lines["kimi"]
+
+
 
 
 def _glue_log(folder: Path, lines: list[dict]) -> Path:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from replay_site.discover import DiscoveryError, discover, find_sources, pick_readers
-from replay_site.readers import files
+from replay_site.discover import DiscoveryError, candidate_suffixes, discover, find_sources, pick_readers
+from replay_site.readers import files, registry
 
 
 def test_every_candidate_head_is_read_once(data, monkeypatch):
@@ -27,10 +27,14 @@ def test_every_candidate_head_is_read_once(data, monkeypatch):
     monkeypatch.setattr(discovery, "read_head", counting)
     problems = []
     sources = discover([data], pick_readers("auto"), problems)
-    candidates = sorted(p for p in data.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    suffixes = candidate_suffixes(pick_readers("auto"))  # the logs' and those readers declare (Aider's history)
+    candidates = sorted(p for p in data.rglob("*") if p.name.endswith(suffixes) and p.is_file())
     assert sorted(heads) == candidates  # each exactly once, nothing else
-    # tests/data has a folder per format, named as the format is
-    assert {s.format for s in sources} == {folder.name for folder in data.iterdir() if folder.is_dir()}
+    # Every format with fixtures (tests/data/<format>/) has sessions found there, but those whose
+    # only fixture is a database's SQL (built by their own tests).
+    logs = {folder.name for folder in data.iterdir() if folder.name in registry()
+            and any(path.suffix != ".sql" for path in folder.rglob("*") if path.is_file())}
+    assert {s.format for s in sources} == logs
 
 
 def test_gptme_log_copied_under_another_name_with_bom_and_crlf_is_recognised(data, tmp_path):
@@ -144,3 +148,24 @@ def test_a_plugin_reader_with_only_find_still_takes_part(data):
     sources = discover([data / "glue"], [FindOnly(), *pick_readers("auto")], [])
     assert [(s.format, s.path.name) for s in sources] == [("glue", "1791000000000-4242-ex1"), ("glue", "1791000500000-5151-fork"),
                                                           ("glue", "1791000900000-7070-running"), ("toy", "legacy-mixed.jsonl")]
+
+
+def test_a_file_two_readers_could_read_is_a_warning_naming_both(tmp_path):
+    # A Pi header followed by a Copilot-shaped event: neither format writes this, both detect it.
+    log = tmp_path / "both.jsonl"
+    log.write_text('{"type": "session", "version": 3, "id": "x", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}\n')
+    readers = pick_readers("auto")
+    problems: list = []
+    find_sources(tmp_path, readers, problems)
+    assert not [p for p in problems if "recognise this file" in p.message]  # one claimant: no warning
+
+    class Twin:
+        name, label = "twin", "Twin"
+        detect = staticmethod(lambda path, head: True)
+        group = staticmethod(lambda found, root: [])
+        default_dirs = staticmethod(list)
+
+    problems = []
+    find_sources(tmp_path, [*readers, Twin()], problems)
+    (warning,) = [p for p in problems if "recognise this file" in p.message]
+    assert warning.message.startswith("both the pi and the twin readers recognise this file") and warning.path == "both.jsonl"

@@ -51,7 +51,9 @@ def mangled_copies(path: Path, rng: random.Random, count: int):
 def test_mangled_logs_never_make_a_reader_raise(format_name, tmp_path):
     rng = random.Random(f"replay-site/{format_name}")  # fixed seed: the same cases every run
     reader = registry()[format_name]
-    originals = sorted(p for p in (DATA / format_name).rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    originals = sorted(p for p in (DATA / format_name).rglob("*") if p.suffix in (".jsonl", ".json", ".md") and p.is_file())
+    if not originals and any((DATA / format_name).rglob("*.sql")):
+        pytest.skip(f"{format_name}'s fixture is a database built from SQL: tests/test_{format_name}.py mangles it")
     assert originals, f"tests/data/{format_name} holds no logs"
     cases = 0
     for original in originals:

@@ -19,6 +19,13 @@ LOG_SUFFIXES = (".jsonl", ".json")
 CANDIDATE_SUFFIXES = LOG_SUFFIXES + tuple(log + packed for log in LOG_SUFFIXES for packed in COMPRESSED_SUFFIXES)
 
 
+def candidate_suffixes(readers: Iterable[Reader]) -> tuple[str, ...]:
+    """The file endings worth a head read: the logs', and those a reader declares for a log of
+    another kind (`suffixes`: OpenCode's SQLite database)."""
+    extra = sorted({suffix for reader in readers for suffix in getattr(reader, "suffixes", ()) if isinstance(suffix, str)})
+    return CANDIDATE_SUFFIXES + tuple(extra)
+
+
 class DetectionMemory(Protocol):
     """What the readers answered for each file at a given stat, kept between builds
     (store/detections.py): a rebuild reads no head but those of changed files."""
@@ -101,7 +108,8 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
     reader (in registry order) detects its files and groups them; a file goes to the first
     reader whose group claims it. `real_paths` learns each candidate's resolved path."""
     detecting = [reader for reader in readers if getattr(reader, "detect", None) is not None]
-    answers = _answers(root, detecting, problems, memory, {} if real_paths is None else real_paths)
+    answers = _answers(root, detecting, problems, memory, {} if real_paths is None else real_paths,
+                       candidate_suffixes(detecting))
     claimed: dict[Path, str] = {}  # file -> the format whose source holds it
     sources: list[SessionSource] = []
     for reader in readers:
@@ -128,7 +136,8 @@ def find_sources(root: Path, readers: list[Reader], problems: list[Problem],
 
 
 def _answers(root: Path, readers: list[Reader], problems: list[Problem],
-             memory: DetectionMemory | None, real_paths: dict[Path, Path]) -> dict[Path, dict[str, Any]]:
+             memory: DetectionMemory | None, real_paths: dict[Path, Path],
+             suffixes: tuple[str, ...]) -> dict[Path, dict[str, Any]]:
     """Each candidate file's detect() answer by reader name, in path order: remembered for a
     file of the same stat as when the memory learnt it, else from its head. Only regular
     files are opened (symlinks resolved first, non-blocking): FIFOs, devices and sockets are
@@ -136,7 +145,7 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
     named = not root.is_dir()  # a file named on the command line: recognised by content alone
     names = [reader.name for reader in readers]
     answers: dict[Path, dict[str, Any]] = {}
-    for path in [root] if named else _candidates(root, problems, real_paths):
+    for path in [root] if named else _candidates(root, problems, real_paths, suffixes):
         try:
             status = os.stat(path) if is_local(path) else path.stat()
             if not stat.S_ISREG(status.st_mode):
@@ -155,10 +164,11 @@ def _answers(root: Path, readers: list[Reader], problems: list[Problem],
     return answers
 
 
-def _candidates(root: Path, problems: list[Problem], real_paths: dict[Path, Path]) -> list[Path]:
+def _candidates(root: Path, problems: list[Problem], real_paths: dict[Path, Path],
+                suffixes: tuple[str, ...]) -> list[Path]:
     """The files under folder `root` worth a head read, in path order (their resolved paths in `real_paths`)."""
     if not is_local(root):
-        return _stored_candidates(root)
+        return _stored_candidates(root, suffixes)
     paths = []
 
     def unreadable(exc: OSError) -> None:
@@ -168,7 +178,7 @@ def _candidates(root: Path, problems: list[Problem], real_paths: dict[Path, Path
     # Symlinked folders are not entered: a link back up the tree would loop.
     for folder, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames.sort()
-        paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(CANDIDATE_SUFFIXES))
+        paths.extend(Path(folder) / name for name in sorted(filenames) if name.endswith(suffixes))
     # The walk enters no symlinked folder, so under a root that is its own real path only a
     # file itself can be a link: the others need no resolve() (~50 us each, per component).
     return _distinct(paths, real_paths, os.path.realpath(root) == os.fspath(root))
@@ -193,7 +203,7 @@ def _distinct(paths: list[Path], real_paths: dict[Path, Path], real_folders: boo
     return sorted(kept.values())
 
 
-def _stored_candidates(root) -> list:
+def _stored_candidates(root, suffixes: tuple[str, ...]) -> list:
     """The objects under a store's folder `root` (a UPath) worth a head read, listed in one
     go and in os.walk's order (a folder's files before its subfolders, each by name), so that
     readers group them as they would the same files on disk."""
@@ -203,7 +213,7 @@ def _stored_candidates(root) -> list:
 
     base = root.path.rstrip("/")
     names = [found.removeprefix(base).lstrip("/") for found in root.fs.find(base)]
-    return [root.joinpath(*name.split("/")) for name in sorted(names, key=walk_order) if name.endswith(CANDIDATE_SUFFIXES)]
+    return [root.joinpath(*name.split("/")) for name in sorted(names, key=walk_order) if name.endswith(suffixes)]
 
 
 def _label(path: Path, root: Path) -> str:

@@ -158,6 +158,17 @@ def abandon(step: Step, why: str) -> None:
 # --- calls that never got a result -------------------------------------------------------------
 
 
+def answered_call(calls: dict[str, ToolCall], answered: set[int], ident: str | None, name: str = "tool") -> tuple[ToolCall, bool]:
+    """The call a result answers, found by the call's id, and marked answered; a new orphan
+    (a result with no call) when no call of that id waits for it. Second: whether it is new."""
+    call = calls.get(ident) if ident else None
+    orphan = call is None or id(call) in answered
+    if orphan:
+        call = ToolCall(name, id=ident, orphan=True)
+    answered.add(id(call))
+    return call, orphan
+
+
 def mark_unanswered(calls: Iterable[ToolCall], answered: set[int]) -> None:
     """Calls whose result never came (by `id(call)` not in `answered`) show "no result",
     never ✓ ok. Orphans (results without a call) and subagent calls answered by their

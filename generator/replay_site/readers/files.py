@@ -18,7 +18,7 @@ import io
 import os
 import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -190,6 +190,28 @@ def open_log(path: Path) -> BinaryIO:
     else:
         return handle
     return io.BufferedReader(decoder, HEAD_CHUNK)  # type: ignore[return-value]
+
+
+def moved_folder(variable: str, default: Path) -> Path:
+    """An agent's folder: where the environment variable that moves it points, else `default`."""
+    moved = os.environ.get(variable)
+    return Path(moved).expanduser() if moved else default
+
+
+def families(paths: Iterable[Path], parent_of: Mapping[Path, Path]) -> dict[Path, list[Path]]:
+    """Files grouped under the top of their chain of parents (a session with its forks or
+    subagents), each group in path order; a chain that loops stops where it would."""
+    def top(path: Path) -> Path:
+        seen = {path}
+        while (up := parent_of.get(path)) is not None and up not in seen:
+            seen.add(up)
+            path = up
+        return path
+
+    grouped: dict[Path, list[Path]] = {}
+    for path in sorted(paths):
+        grouped.setdefault(top(path), []).append(path)
+    return grouped
 
 
 def describe_error(exc: OSError) -> str:

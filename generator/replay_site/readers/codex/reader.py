@@ -18,7 +18,7 @@ from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.codex.agents import copied_step
 from replay_site.readers.codex.build import LINE_KINDS, Builder
 from replay_site.readers.codex.forks import agent_path, copies_history, forked_from, is_subagent, own_start, parent_thread
-from replay_site.readers.codex.shapes import Record, load_records, shape_of
+from replay_site.readers.codex.shapes import Record, load_records, shape_of, simplified_head
 from replay_site.readers.files import Head, plain_name
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
@@ -34,7 +34,7 @@ def _detect(path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
         return (found.group(0) if found else path.stem), {}, head.size
     first = head.first_object()
     shape = shape_of(first)
-    if shape is None or first is None:
+    if shape is None or first is None or (shape == "simplified" and not simplified_head(head.objects(8))):
         return None
     meta = first.get("payload", first) if shape == "envelope" else first
     if shape == "envelope" and first.get("type") != "session_meta":

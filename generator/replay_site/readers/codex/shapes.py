@@ -99,6 +99,16 @@ def shape_of(first: dict[str, Any] | None) -> str | None:
     return None
 
 
+def simplified_head(objects: list[dict[str, Any]]) -> bool:
+    """Whether a head in the simplified shape is the design document's: a `session` line without
+    a format `version`, then messages with their `role` at the top. Pi's session files open with
+    a `session` line too, then wrap each message in an entry of a tree (`parentId`, `message`)."""
+    first, rest = objects[0], objects[1:]
+    if kind_of(first) == "session" and "version" in first:
+        return False
+    return not any("parentId" in each or isinstance(each.get("message"), dict) for each in rest)
+
+
 def load_records(path: Path, label: str, problems: list[Problem], counted: RecordCounts | None = None,
                  kinds: jsonl.LineKinds = jsonl.BY_TYPE) -> list[Record]:
     """Every line (or TS item) of one file as envelope records; bad lines become Problems;

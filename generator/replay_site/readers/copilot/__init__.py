@@ -1,0 +1,1 @@
+"""GitHub Copilot CLI: `~/.copilot/session-state/<session>/events.jsonl`, one event a line."""

@@ -1,0 +1,1 @@
+"""Cursor's agent CLI (cursor-agent): one SQLite store per chat."""

@@ -1,0 +1,1 @@
+"""Goose (block/goose): sessions in its SQLite database, or one JSONL file each before it."""

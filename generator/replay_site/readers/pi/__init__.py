@@ -1,0 +1,1 @@
+"""Pi (pi-mono coding agent): one JSONL session file per run, entries in a tree."""

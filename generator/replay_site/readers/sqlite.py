@@ -1,0 +1,36 @@
+"""The reader kit for logs kept in SQLite (OpenCode, Goose): opened read-only, rows as dicts."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """Read only. A database in WAL mode is read with its -wal file (the latest messages);
+    when that cannot be (a read-only folder without the -shm file), as the main file holds it."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.Error:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+
+
+def rows(connection: sqlite3.Connection, table: str, order: str) -> list[dict[str, Any]]:
+    """Every row of `table` (a name of the reader's own, never from the log) by `order`."""
+    cursor = connection.execute(f"SELECT * FROM {table} ORDER BY {order}")
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def tables(path: Path, *wanted: tuple[str, str]) -> list[list[dict[str, Any]]]:
+    """The rows of each (table, order) wanted, from the database at `path` opened read-only;
+    raises sqlite3.Error when it is not such a database."""
+    connection = connect_read_only(path)
+    try:
+        return [rows(connection, table, order) for table, order in wanted]
+    finally:
+        connection.close()
