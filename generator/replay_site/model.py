@@ -56,6 +56,9 @@ class Usage:
     cache_write_5m: int = 0
     cache_write_1h: int = 0
     reasoning: int = 0  # already included in `output`; shown, never added again
+    # The log's counts are known to be short of what was billed (a request whose final usage
+    # record never came, a turn whose per-response records are missing): a lower bound.
+    partial: bool = False
 
     @property
     def cache_write(self) -> int:
@@ -73,6 +76,7 @@ class Usage:
             self.cache_write_5m + other.cache_write_5m,
             self.cache_write_1h + other.cache_write_1h,
             self.reasoning + other.reasoning,
+            self.partial or other.partial,
         )
 
     def __bool__(self) -> bool:
@@ -85,6 +89,7 @@ class Cost:
 
     usd: float | None
     source: CostSource
+    partial: bool = False  # priced from usage known to be short (Usage.partial): at least this
 
     @classmethod
     def unknown(cls) -> Cost:
@@ -100,10 +105,11 @@ class CostTotal:
     estimated_steps: int = 0
     unpriced_steps: int = 0
     unpriced_models: tuple[str, ...] = ()
+    partial_steps: int = 0  # priced, from usage the log itself says is short (Cost.partial)
 
     @property
     def is_lower_bound(self) -> bool:
-        return self.unpriced_steps > 0
+        return self.unpriced_steps > 0 or self.partial_steps > 0
 
     @property
     def source(self) -> CostSource:
@@ -121,6 +127,7 @@ class CostTotal:
             return
         self.usd += cost.usd
         self.priced_steps += 1
+        self.partial_steps += cost.partial
         if cost.source == "estimate":
             self.estimated_steps += 1
 
@@ -129,6 +136,7 @@ class CostTotal:
         self.priced_steps += other.priced_steps
         self.estimated_steps += other.estimated_steps
         self.unpriced_steps += other.unpriced_steps
+        self.partial_steps += other.partial_steps
         self.unpriced_models = tuple(sorted({*self.unpriced_models, *other.unpriced_models}))
 
 
@@ -318,6 +326,9 @@ class Session:
     # How this session relates to its parent: "subagent" rolls up, "fork" does not.
     relation: str = "subagent"
     project: str | None = None
+    # What the producer calls this log when it says (Claude Code's `sessionKind`: "bg" is a
+    # background copy of a session, not a session of its own); None when it does not.
+    session_kind: str | None = None
     status: str | None = None
     # How the session ended, only when the log itself says so: "completed" (the agent's own
     # completion record), "interrupted" (the user stopped it), "api_error" (its last step is an

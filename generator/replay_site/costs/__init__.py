@@ -183,7 +183,15 @@ def price_steps(steps: list[Step], book: PriceBook, fallback_model: str | None =
 
 
 def price_step(step: Step, book: PriceBook, fallback_model: str | None = None) -> Cost | None:
-    """The cost a step should carry: the log's, an estimate, unknown, or None (nothing to price)."""
+    """The cost a step should carry: the log's, an estimate, unknown, or None (nothing to price);
+    a lower bound (`partial`) when the step's usage is known to be short."""
+    cost = _price_step(step, book, fallback_model)
+    if cost is not None and step.usage is not None and step.usage.partial and cost.usd is not None:
+        cost = Cost(cost.usd, cost.source, partial=True)
+    return cost
+
+
+def _price_step(step: Step, book: PriceBook, fallback_model: str | None) -> Cost | None:
     if step.cost is not None and step.cost.source == "log":
         return step.cost
     if not step.usage:  # None or all-zero counts (e.g. Claude's "<synthetic>" notices)

@@ -75,6 +75,9 @@ class SessionSummary:
     family: str
     outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Steps priced from usage the log itself says is short (Usage.partial): the cost is "≥".
+    partial_steps: int = 0
+    partial_steps_with_children: int = 0
     # Secrets replaced before rendering, per kind: `[REDACTED:kind]` markers on the page.
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
@@ -268,12 +271,14 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         estimated_steps=cost.estimated_steps,
         unpriced_steps=cost.unpriced_steps,
         unpriced_models=list(cost.unpriced_models),
+        partial_steps=cost.partial_steps,
         input_tokens_with_children=usage_with_children.input,
         output_tokens_with_children=usage_with_children.output,
         cache_read_tokens_with_children=usage_with_children.cache_read,
         cache_write_tokens_with_children=usage_with_children.cache_write,
         cost_with_children_usd=cost_usd(with_children),
         cost_with_children_is_lower_bound=with_children.is_lower_bound,
+        partial_steps_with_children=with_children.partial_steps,
         warnings=len(session.problems),
         parent=session.parent_id,
         relation=session.relation if session.parent_id else None,
