@@ -280,8 +280,13 @@ class Step:
     checkpoint: str | None = None
 
     @property
+    def calls_made(self) -> int:
+        """The step's tool calls, an orphan result (shown, with no call in the log) not one of them."""
+        return sum(1 for call in self.tool_calls if not call.orphan)
+
+    @property
     def failed_tool_calls(self) -> int:
-        return sum(1 for call in self.tool_calls if call.is_error)
+        return sum(1 for call in self.tool_calls if call.is_error and not call.orphan)
 
     @property
     def error_count(self) -> int:
@@ -370,7 +375,7 @@ class Session:
 
     @property
     def tool_calls(self) -> int:
-        return sum(len(step.tool_calls) for step in self.steps)
+        return sum(step.calls_made for step in self.steps)
 
     @property
     def failed_tool_calls(self) -> int:

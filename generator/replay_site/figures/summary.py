@@ -222,7 +222,7 @@ class StepFigures:
     an error is kept, not its text (the figures only ask that)."""
 
     __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "usage", "cost", "model", "reward",
-                 "cumulative_reward", "tool_calls", "child_session_ids", "failed_tool_calls", "error_count")
+                 "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count")
 
     def __init__(self, step: Step, shared: dict) -> None:
         self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
@@ -232,7 +232,7 @@ class StepFigures:
         calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
         self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
-        self.failed_tool_calls, self.error_count = step.failed_tool_calls, step.error_count
+        self.calls_made, self.failed_tool_calls, self.error_count = step.calls_made, step.failed_tool_calls, step.error_count
 
 
 def summarize(session: Session, agent: str, page: str, family: str, touched: Ledger | None = None) -> SessionSummary:

@@ -14,7 +14,7 @@ from typing import Any
 
 from replay_site.model import Detail, Fact, Problem, Session, Step, Usage
 from replay_site.readers.codex.agents import QUIET_KINDS, agent_message, budget_notice, collab_step, realtime, task_of
-from replay_site.readers.codex.calls import CALL_ITEMS, ToolCalls
+from replay_site.readers.codex.calls import CALL_ITEMS, EVENT_CALLS, ToolCalls
 from replay_site.readers.codex.outputs import classify
 from replay_site.readers.codex.shapes import Record, line_kind
 from replay_site.readers.fields import first_request, raw_json, string, user_prompts
@@ -33,7 +33,7 @@ _QUIET_EVENTS = frozenset(
         "view_image_tool_call", "background_event", "shutdown_complete", "session_configured",
         "get_history_entry_response", "undo_started", "undo_completed", "user_message_delta",
         "agent_message_delta", "agent_reasoning_delta", "thread_name_updated", "raw_response_item",
-        "collab_close_end", "collab_interaction_end", "collab_resume_end",
+        "collab_close_end", "collab_interaction_end", "collab_resume_end", "image_generation_begin",
     }
 )
 _ABORTS = ("turn_aborted", "token_budget_abort")
@@ -92,6 +92,15 @@ def _usage(raw: Any) -> Usage | None:
     )
 
 
+def _grown(now: Usage, before: Usage) -> Usage | None:
+    """What a running total grew by (None when it did not grow: a reset, or a repeat)."""
+    grown = Usage(now.input - before.input, now.output - before.output, now.cache_read - before.cache_read,
+                  now.cache_write_5m - before.cache_write_5m, 0, now.reasoning - before.reasoning)
+    if min(grown.input, grown.output, grown.cache_read, grown.cache_write_5m, grown.reasoning) < 0:
+        return None
+    return grown or None
+
+
 class Builder:
     def __init__(self, session: Session, records: list[Record], problems: list[Problem]) -> None:
         self.s = session
@@ -105,6 +114,7 @@ class Builder:
         self.cur_has_output = False  # a tool result came in: the next item is a new response
         self.pending: Usage | None = None
         self.prev_total: Any = None
+        self.log_total = 0  # the largest running total (token_count total_token_usage) the log gives
         self.response_ids: set[str] = set()
         self.use_records = any(r.kind == "token_usage_record" for r in records)
         self.tools = ToolCalls()
@@ -176,6 +186,7 @@ class Builder:
                 self.s.steps.append(last)
             last.usage = self.pending if last.usage is None else last.usage + self.pending
         self.tools.settle(self.cwd)
+        self._check_total()
         self.s.title = self.thread_name or first_request(user_prompts(self.s.steps)) or task_of(self.s.steps) or ""
         stamps = [r.timestamp for r in self.records if r.timestamp]
         if stamps:
@@ -294,6 +305,8 @@ class Builder:
     def _on_event_msg(self, record: Record) -> None:
         payload = record.payload
         kind = kind_of(payload)
+        if kind in EVENT_CALLS and not self.tools.logged(payload):
+            self.tools.event_call(kind, payload, self._assistant(record))
         if self.tools.event(kind, payload):
             return
         self._turn_end(kind, payload)
@@ -350,10 +363,31 @@ class Builder:
 
     def _token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
-        if self.use_records or not isinstance(info, dict):
-            return  # token_usage_record lines carry the same responses with ids; null info = no response yet
+        if not isinstance(info, dict):
+            return  # null info = no response yet
         total = info.get("total_token_usage")
+        running = _usage(total)
+        if running is not None and running.total > self.log_total:
+            self.log_total = running.total
+        if self.use_records:
+            return  # token_usage_record lines carry the same responses with ids
         if total is not None and total == self.prev_total:
             return  # the same event re-emitted (Codex repeats it after each turn_context)
-        self.prev_total = total
-        self._use(_usage(info.get("last_token_usage") or total))
+        before, self.prev_total = _usage(self.prev_total), total
+        last = _usage(info.get("last_token_usage"))
+        if last is None and running is not None and before is not None:
+            # Only the running total: this response is what it grew by, never the total again.
+            last = _grown(running, before)
+        self._use(last or running)
+
+    def _check_total(self) -> None:
+        """The log's own running total against the responses counted: where per-response
+        records are missing, the figures are a lower bound and the page says by how much."""
+        counted = sum(step.usage.total for step in self.s.steps if step.usage)
+        if self.log_total <= counted or self.log_total - counted <= max(100, self.log_total // 100):
+            return
+        last = next((step for step in reversed(self.s.steps) if step.usage), None)
+        if last is not None:
+            last.usage.partial = True
+        self.s.facts.append(Fact("Usage incomplete", f"the log's running total is {self.log_total:,} tokens, its per-response "
+                                 f"records add up to {counted:,}: tokens and cost are lower bounds"))
