@@ -1,14 +1,16 @@
 """Codex CLI 0.148 records, from the hand-written fixture tests/data/codex/v0148 (shapes from openai/codex's
 protocol types as other public readers of 0.14x rollouts document them).
 
-Parent rollout P (15 lines): 1 meta; 2 turn_context (gpt-5); 3 prompt "Draw a logo and load the deps";
+Parent rollout P (22 lines): 1 meta; 2 turn_context (gpt-5); 3 prompt "Draw a logo and load the deps";
 4 response_item image_generation_call ig_1 (a base64 PNG); 5 image_generation_end ig_1 (saved_path);
 6-7 dynamic_tool_call_request dt_1 (camelCase callId) and its response (snake_case, one inputText item,
 1.5 s); 8-9 dynamic tool dt_2 vault.list_secrets, answered success false, "permission denied: vault locked";
 10 exec_command call_3; 11 its output written as ONE OBJECT whose text item keeps its text under
 `output_text`; 12 a function_call_output for call_gone, a call not in the file; 13 token_usage_record
 resp_1: 2,500 in / 500 out (3,000); 14 answer; 15 token_count whose running total is 132,000
-(130,000 in / 2,000 out); 16 task_complete.
+(130,000 in / 2,000 out); 16 task_complete; then notices: 17 warning; 18 thread_goal_updated {goal:
+{objective}}; 19 item_completed with a Plan item; 20 model_reroute gpt-5 -> gpt-5-mini; 21 safety_buffering
+(telemetry, not shown); 22 thread_rolled_back 1 turn.
 Child rollout C (9 lines): its meta, source {"subagent": {"thread_spawn": {"parent_thread_id": P}}} and
 neither forked_from_id nor thread_source; 2-4 P's meta, first turn_context and prompt replayed; 5 its own
 turn (a UUIDv7 minted after C); 6 prompt "Check the logo's contrast against white"; 7 answer; 8 token_count
@@ -99,3 +101,14 @@ def test_a_thread_spawn_child_is_titled_by_its_own_task_and_its_copy_left_out(pa
     assert child.usage.total == 300 and not child.usage.partial
     assert "Usage incomplete" not in {fact.label for fact in child.facts}
     assert child.cost.usd == pytest.approx(812.5e-6)
+
+
+def test_notices_are_steps_and_telemetry_is_left_out_by_design(parent):
+    titled = {step.title: step for step in parent.steps}
+    assert titled["Warning"].text.startswith("Model metadata for gpt-5 not found")
+    assert titled["Goal updated"].text == "Ship the logo"
+    assert titled["Plan"].kind == "context" and titled["Plan"].text == "1. draw\n2. check contrast"
+    assert "Model rerouted from gpt-5 to gpt-5-mini" in titled
+    assert "Thread rolled back 1 turn(s)" in titled
+    assert parent.records["not_shown"]["event_msg/safety_buffering"] == 1
+    assert parent.records["shown"]["event_msg/item_completed"] == 1

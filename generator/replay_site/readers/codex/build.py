@@ -16,7 +16,9 @@ from replay_site.model import Detail, Fact, Problem, Session, Step, Usage
 from replay_site.readers.codex.agents import QUIET_KINDS, agent_message, budget_notice, collab_step, realtime, task_of
 from replay_site.readers.codex.calls import CALL_ITEMS, EVENT_CALLS, ToolCalls
 from replay_site.readers.codex.outputs import classify
+from replay_site.readers.codex.notices import NOTICE_KINDS, QUIET_NOTICES, notice, rerouted_to, turn_item
 from replay_site.readers.codex.shapes import Record, line_kind
+from replay_site.readers.codex.tokens import grown, usage_of
 from replay_site.readers.fields import first_request, raw_json, string, user_prompts
 from replay_site.readers.jsonl import KIND_LENGTH, LineKinds, kind_of
 from replay_site.readers.timestamps import utc_time
@@ -42,7 +44,8 @@ _ABORTS = ("turn_aborted", "token_budget_abort")
 _BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
 _QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
 LINE_KINDS = LineKinds(
-    not_shown=frozenset({f"event_msg/{kind}" for kind in _QUIET_EVENTS} | {f"response_item/{kind}" for kind in _QUIET_ITEMS}),
+    not_shown=frozenset({f"event_msg/{kind}" for kind in _QUIET_EVENTS | QUIET_NOTICES}
+                        | {f"response_item/{kind}" for kind in _QUIET_ITEMS}),
     name=line_kind,
 )
 
@@ -70,35 +73,6 @@ def _context_title(text: str, role: str) -> str:
 def _summary(payload: dict[str, Any]) -> list[str]:
     texts = _text_parts(payload.get("summary"))
     return texts or _text_parts(payload.get("content"))
-
-
-def _usage(raw: Any) -> Usage | None:
-    """Codex counts cached input inside input_tokens; the model keeps uncached input only."""
-    if not isinstance(raw, dict):
-        return None
-
-    def num(key: str) -> int:
-        value = raw.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    cached = num("cached_input_tokens") or num("cache_read_input_tokens")
-    written = num("cache_write_input_tokens")
-    return Usage(
-        input=max(0, num("input_tokens") - cached - written),
-        output=num("output_tokens"),
-        cache_read=cached,
-        cache_write_5m=written,
-        reasoning=num("reasoning_output_tokens"),
-    )
-
-
-def _grown(now: Usage, before: Usage) -> Usage | None:
-    """What a running total grew by (None when it did not grow: a reset, or a repeat)."""
-    grown = Usage(now.input - before.input, now.output - before.output, now.cache_read - before.cache_read,
-                  now.cache_write_5m - before.cache_write_5m, 0, now.reasoning - before.reasoning)
-    if min(grown.input, grown.output, grown.cache_read, grown.cache_write_5m, grown.reasoning) < 0:
-        return None
-    return grown or None
 
 
 class Builder:
@@ -243,7 +217,7 @@ class Builder:
         if key in self.response_ids:
             return
         self.response_ids.add(key)
-        self._use(_usage(record.payload.get("usage")))
+        self._use(usage_of(record.payload.get("usage")))
 
     # -- response items ------------------------------------------------------------------------
     def _on_response_item(self, record: Record) -> None:
@@ -307,6 +281,9 @@ class Builder:
         kind = kind_of(payload)
         if kind in EVENT_CALLS and not self.tools.logged(payload):
             self.tools.event_call(kind, payload, self._assistant(record))
+        if kind == "item_completed" and (step := turn_item(payload, record)) is not None:
+            self._add(step)
+            return
         if self.tools.event(kind, payload):
             return
         self._turn_end(kind, payload)
@@ -347,7 +324,10 @@ class Builder:
             self._add(budget_notice(payload, record))
         elif kind == "collab_tool_call":
             self._add(collab_step(payload, record.timestamp))
-        elif kind not in _QUIET_EVENTS:
+        elif kind in NOTICE_KINDS:
+            self.model = rerouted_to(payload) if kind == "model_reroute" and rerouted_to(payload) else self.model
+            self._add(notice(kind, payload, record))
+        elif kind not in _QUIET_EVENTS and kind not in QUIET_NOTICES:
             self._stub(record, f"event {kind!r}")
 
     def _turn_end(self, kind: str | None, payload: dict[str, Any]) -> None:
@@ -366,18 +346,18 @@ class Builder:
         if not isinstance(info, dict):
             return  # null info = no response yet
         total = info.get("total_token_usage")
-        running = _usage(total)
+        running = usage_of(total)
         if running is not None and running.total > self.log_total:
             self.log_total = running.total
         if self.use_records:
             return  # token_usage_record lines carry the same responses with ids
         if total is not None and total == self.prev_total:
             return  # the same event re-emitted (Codex repeats it after each turn_context)
-        before, self.prev_total = _usage(self.prev_total), total
-        last = _usage(info.get("last_token_usage"))
+        before, self.prev_total = usage_of(self.prev_total), total
+        last = usage_of(info.get("last_token_usage"))
         if last is None and running is not None and before is not None:
             # Only the running total: this response is what it grew by, never the total again.
-            last = _grown(running, before)
+            last = grown(running, before)
         self._use(last or running)
 
     def _check_total(self) -> None:
