@@ -286,7 +286,7 @@ class Step:
 
     @property
     def failed_tool_calls(self) -> int:
-        return sum(1 for call in self.tool_calls if call.is_error and not call.orphan)
+        return sum(1 for call in self.tool_calls if call.is_error)  # a failed result with no call is still an error
 
     @property
     def error_count(self) -> int:
