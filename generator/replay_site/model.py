@@ -90,6 +90,7 @@ class Cost:
     usd: float | None
     source: CostSource
     partial: bool = False  # priced from usage known to be short (Usage.partial): at least this
+    tier: str = ""  # the service tier it was priced at, as the log names it (Step.tier), "" for standard
 
     @classmethod
     def unknown(cls) -> Cost:
@@ -278,6 +279,9 @@ class Step:
     memory_notes: list[str] = field(default_factory=list)
     child_session_ids: list[str] = field(default_factory=list)
     checkpoint: str | None = None
+    # How the log says the request was served, as price-table keys (service_tier, speed,
+    # inference_geo): the rate it is billed at. Empty: the standard rate.
+    tier: dict[str, str] = field(default_factory=dict)
 
     @property
     def calls_made(self) -> int:

@@ -92,7 +92,8 @@ def cost(usd: float | None, estimated: bool = False, unpriced: int | None = 0, p
 def step_cost(value: Cost | None) -> CostText | None:
     if value is None:
         return None
-    return cost(value.usd, value.source == "estimate", 0 if value.usd is not None else 1, int(value.partial))
+    written = cost(value.usd, value.source == "estimate", 0 if value.usd is not None else 1, int(value.partial))
+    return dataclasses.replace(written, note=f"{written.note}; at the {value.tier} rate") if value.tier else written
 
 
 def total_cost(total: CostTotal) -> CostText:

@@ -53,6 +53,19 @@ def usage_from(raw: Any) -> Usage | None:
     return usage or None
 
 
+def tier_of(raw: Any) -> dict[str, str]:
+    """How Anthropic served a response, from its usage: fast mode (`speed: fast`) and US-only
+    inference (`inference_geo: us`, data residency), each billed at its own rate (costs/)."""
+    if not isinstance(raw, dict):
+        return {}
+    tier = {}
+    if raw.get("speed") == "fast":
+        tier["speed"] = "fast"
+    if raw.get("inference_geo") == "us":
+        tier["inference_geo"] = "us"
+    return tier
+
+
 class StepBuilder:
     """Turns the lines of one transcript file, in file order, into the steps of one session."""
 
@@ -114,6 +127,7 @@ class StepBuilder:
             self._finished.add(key)
             self.writes_final_usage = self.writes_final_usage or isinstance(raw_usage, dict) and "iterations" in raw_usage
         usage = usage_from(raw_usage)
+        step.tier = tier_of(raw_usage) or step.tier
         if usage:
             if step.usage:
                 usage.output = max(usage.output, step.usage.output)

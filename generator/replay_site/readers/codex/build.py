@@ -18,7 +18,7 @@ from replay_site.readers.codex.calls import CALL_ITEMS, EVENT_CALLS, ToolCalls
 from replay_site.readers.codex.outputs import classify
 from replay_site.readers.codex.notices import NOTICE_KINDS, QUIET_NOTICES, notice, rerouted_to, turn_item
 from replay_site.readers.codex.shapes import Record, line_kind
-from replay_site.readers.codex.tokens import grown, usage_of
+from replay_site.readers.codex.tokens import grown, service_tier, usage_of
 from replay_site.readers.fields import first_request, raw_json, string, user_prompts
 from replay_site.readers.jsonl import KIND_LENGTH, LineKinds, kind_of
 from replay_site.readers.timestamps import utc_time
@@ -89,6 +89,7 @@ class Builder:
         self.pending: Usage | None = None
         self.prev_total: Any = None
         self.log_total = 0  # the largest running total (token_count total_token_usage) the log gives
+        self.tier: dict[str, str] = {}  # the service tier the turn runs at (Step.tier)
         self.response_ids: set[str] = set()
         self.use_records = any(r.kind == "token_usage_record" for r in records)
         self.tools = ToolCalls()
@@ -121,7 +122,7 @@ class Builder:
     def _assistant(self, record: Record) -> Step:
         cur = self.cur
         if cur is None or self.cur_closed or self.cur_has_output or (self.pending is not None and cur.usage is not None):
-            cur = Step("assistant", timestamp=record.timestamp, model=self.model)
+            cur = Step("assistant", timestamp=record.timestamp, model=self.model, tier=dict(self.tier))
             self.s.steps.append(cur)
             self.cur, self.cur_closed, self.cur_has_output = cur, False, False
             if self.pending is not None:
@@ -195,6 +196,14 @@ class Builder:
     def _on_turn_context(self, record: Record) -> None:
         if isinstance(record.payload.get("model"), str):
             self.model = record.payload["model"]
+        self._served(record.payload)
+
+    def _served(self, settings: dict[str, Any]) -> None:
+        """The service tier a turn context or the thread's settings name, for the steps after it."""
+        if "service_tier" in settings:
+            self.tier = service_tier(settings.get("service_tier"))
+            if self.tier and not any(fact.label == "Service tier" for fact in self.s.facts):
+                self.s.facts.append(Fact("Service tier", f"{settings['service_tier']} (priced at the {self.tier['service_tier']} rate)"))
 
     def _on_world_state(self, record: Record) -> None:
         raw = raw_json(record.payload.get("state", record.payload), indent=True)
@@ -310,9 +319,10 @@ class Builder:
         elif kind == "token_count":
             self._token_count(payload)
         elif kind == "thread_settings_applied":
-            settings = payload.get("thread_settings") if isinstance(payload.get("thread_settings"), dict) else {}
+            settings = payload.get("thread_settings") if isinstance(payload.get("thread_settings"), dict) else payload
             if isinstance(settings.get("model"), str):
                 self.model = settings["model"]
+            self._served(settings)
         elif kind == "error":
             message = str(payload.get("message") or "error")
             self._add(Step("event", timestamp=record.timestamp, title="Error", error=message))

@@ -1,4 +1,5 @@
-"""Codex token counts into the model's Usage: a response's own counts, or what a running total grew by."""
+"""Codex token counts into the model's Usage (a response's own counts, or what a running total grew
+by), and the service tier they are billed at."""
 from __future__ import annotations
 
 from typing import Any
@@ -33,3 +34,14 @@ def grown(now: Usage, before: Usage) -> Usage | None:
     if min(delta.input, delta.output, delta.cache_read, delta.cache_write_5m, delta.reasoning) < 0:
         return None
     return delta or None
+
+
+# Codex's `service_tier` setting: "fast" is its name for priority processing (billed at the
+# priority rate); "flex" is the flex rate; "default", "auto" and the rest the standard rate.
+_TIERS = {"fast": "priority", "priority": "priority", "flex": "flex"}
+
+
+def service_tier(value: Any) -> dict[str, str]:
+    """A Codex service tier as the price table's request keys ({} for the standard rate)."""
+    tier = _TIERS.get(value.strip().lower()) if isinstance(value, str) else None
+    return {"service_tier": tier} if tier else {}
