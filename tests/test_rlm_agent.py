@@ -126,3 +126,23 @@ def test_the_agent_and_observability_folders_are_defaults(tmp_path, monkeypatch)
     dirs = READER.default_dirs()
     assert tmp_path / ".rlm_code" / "agent" / "sessions" in dirs
     assert tmp_path / ".rlm_code" / "rlm" / "observability" in dirs
+
+
+def test_observed_steps_of_a_run_whose_run_file_is_found_join_it(data, tmp_path):
+    """tests/data/rlm/runs' run file with a steps file of the same run_id (2 lines) beside it, as the sink writes it."""
+    here = tmp_path / ".rlm_code" / "rlm"
+    (here / "runs").mkdir(parents=True)
+    (here / "observability" / "steps").mkdir(parents=True)
+    run = "run_20261201_100000_000010"
+    (here / "runs" / f"{run}.jsonl").write_bytes((data / "rlm/runs" / f"{run}.jsonl").read_bytes())
+    (here / "observability" / "steps" / f"{run}.jsonl").write_text(
+        '{"timestamp": "2026-12-01T10:00:01+00:00", "run_id": "%s", "step": 1, "action": "run_python", "reward": 0.1, '
+        '"cumulative_reward": 0.1, "success": true}\n'
+        '{"timestamp": "2026-12-01T10:00:02+00:00", "run_id": "%s", "step": 2, "action": "final", "reward": 1.0, '
+        '"cumulative_reward": 1.1, "success": true}\n' % (run, run))
+    sources, sessions = read(tmp_path)
+    [source] = sources
+    assert [path.name for path in source.related] == [f"{run}.jsonl"]
+    [session] = [each for each in sessions if each.id == run]
+    assert session.records["not_shown"] == {"observed step": 2}  # the run file's steps are shown, not these again
+    assert "observed steps" in {fact.label: fact.value for fact in session.facts}["Also recorded in"]
