@@ -105,3 +105,21 @@ def test_old_logs_without_final_usage_records_are_not_called_incomplete(data):
     sources = find_sources(data / "claude/-home-dev-v21", [READER], [])
     [session] = READER.read(sources[0])
     assert not any(step.usage and step.usage.partial for each in session.walk() for step in each.steps)
+
+
+def test_the_copy_kind_and_the_lower_bound_reach_sessions_json_and_the_pages(data_site):
+    import json
+
+    from bs4 import BeautifulSoup
+
+    entries = {entry["id"]: entry for entry in json.loads((data_site / "sessions.json").read_text())["sessions"]}
+    assert entries[COPY]["session_kind"] == "bg" and entries[MAIN]["session_kind"] is None
+    main, child = entries[MAIN], entries[f"{MAIN}-agent-s1"]
+    assert (main["partial_steps"], main["partial_steps_with_children"], main["cost_with_children_is_lower_bound"]) == (0, 1, True)
+    assert child["partial_steps"] == 1 and child["cost_is_lower_bound"]
+    page = BeautifulSoup((data_site / child["page"]).read_bytes(), "html.parser")
+    assert "never got their final usage record" in page.get_text()
+    index = BeautifulSoup((data_site / "index.html").read_bytes(), "html.parser")
+    [cell] = [row.select_one("td.cost .cost") for row in index.select("table.session-table tbody tr")
+              if row.get("data-page", "").endswith(child["page"].rpartition("/")[2]) or child["page"] in str(row)]
+    assert cell.get_text() == "≥ $0.0009" and "incomplete" in cell["title"]

@@ -99,6 +99,8 @@ EXAMPLE_OUTCOMES = {
     "0a470000-0000-4000-8000-000000000048": "failed",
     # glue/1791000900000-7070-running/meta.json: "termination_status": "running".
     "1791000900000-7070-running": "unknown",
+    # rlm/observed/…/observability/runs.jsonl: the sink's run summaries, a list of runs, not a run.
+    "observability/runs.jsonl": "unknown",
 }
 
 
@@ -125,13 +127,14 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 48 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
-    # 1 failed (codex/ended-on-error), 1 unknown (Glue running), 43 completed (simplified-demo's
-    # clean answer after its failed call and claude/-home-dev-recover's last word after its failed
-    # pytest included; claude/-home-dev-v21: the session and its 4 agents; codex/agents-2026: the
-    # parent and its forked child)
-    assert counted == {"completed": 43, "failed": 1, "interrupted": 3, "unknown": 1}
-    assert chips == {"#status=all": 48, "#status=completed": 43, "#status=failed": 1, "#status=interrupted": 3, "#status=unknown": 1}
+    # 59 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
+    # 1 failed (codex/ended-on-error), 2 unknown (Glue running, the rlm run summaries), 53 completed
+    # (simplified-demo's clean answer after its failed call and claude/-home-dev-recover's last word
+    # after its failed pytest included; claude/-home-dev-v21: the session and its 4 agents;
+    # codex/agents-2026 and codex/v0148: each parent and its child; claude/-home-dev-v2126: the
+    # session, its subagent and the bg copy; rlm/agent: the agent and the one it spawned)
+    assert counted == {"completed": 53, "failed": 1, "interrupted": 3, "unknown": 2}
+    assert chips == {"#status=all": 59, "#status=completed": 53, "#status=failed": 1, "#status=interrupted": 3, "#status=unknown": 2}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 

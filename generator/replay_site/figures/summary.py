@@ -78,6 +78,9 @@ class SessionSummary:
     # Steps priced from usage the log itself says is short (Usage.partial): the cost is "≥".
     partial_steps: int = 0
     partial_steps_with_children: int = 0
+    # What the producer calls the log (Claude Code's sessionKind: "bg" is a background copy of a
+    # session), for telling copies from sessions; None when it does not say.
+    session_kind: str | None = None
     # Secrets replaced before rendering, per kind: `[REDACTED:kind]` markers on the page.
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
@@ -279,6 +282,7 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         cost_with_children_usd=cost_usd(with_children),
         cost_with_children_is_lower_bound=with_children.is_lower_bound,
         partial_steps_with_children=with_children.partial_steps,
+        session_kind=session.session_kind,
         warnings=len(session.problems),
         parent=session.parent_id,
         relation=session.relation if session.parent_id else None,
