@@ -1,7 +1,7 @@
 """Codex CLI 0.148 records, from the hand-written fixture tests/data/codex/v0148 (shapes from openai/codex's
 protocol types as other public readers of 0.14x rollouts document them).
 
-Parent rollout P (22 lines): 1 meta; 2 turn_context (gpt-5); 3 prompt "Draw a logo and load the deps";
+Parent rollout P (25 lines): 1 meta; 2 turn_context (gpt-5); 3 prompt "Draw a logo and load the deps";
 4 response_item image_generation_call ig_1 (a base64 PNG); 5 image_generation_end ig_1 (saved_path);
 6-7 dynamic_tool_call_request dt_1 (camelCase callId) and its response (snake_case, one inputText item,
 1.5 s); 8-9 dynamic tool dt_2 vault.list_secrets, answered success false, "permission denied: vault locked";
@@ -10,7 +10,8 @@ Parent rollout P (22 lines): 1 meta; 2 turn_context (gpt-5); 3 prompt "Draw a lo
 resp_1: 2,500 in / 500 out (3,000); 14 answer; 15 token_count whose running total is 132,000
 (130,000 in / 2,000 out); 16 task_complete; then notices: 17 warning; 18 thread_goal_updated {goal:
 {objective}}; 19 item_completed with a Plan item; 20 model_reroute gpt-5 -> gpt-5-mini; 21 safety_buffering
-(telemetry, not shown); 22 thread_rolled_back 1 turn.
+(telemetry, not shown); 22 thread_rolled_back 1 turn; then response items: 23 additional_tools (not
+shown); 24 agent_message from /root to /root/contrast; 25 context_compaction.
 Child rollout C (9 lines): its meta, source {"subagent": {"thread_spawn": {"parent_thread_id": P}}} and
 neither forked_from_id nor thread_source; 2-4 P's meta, first turn_context and prompt replayed; 5 its own
 turn (a UUIDv7 minted after C); 6 prompt "Check the logo's contrast against white"; 7 answer; 8 token_count
@@ -112,3 +113,6 @@ def test_notices_are_steps_and_telemetry_is_left_out_by_design(parent):
     assert "Thread rolled back 1 turn(s)" in titled
     assert parent.records["not_shown"]["event_msg/safety_buffering"] == 1
     assert parent.records["shown"]["event_msg/item_completed"] == 1
+    assert parent.records["not_shown"]["response_item/additional_tools"] == 1
+    assert titled["Message from /root to /root/contrast"].text == "Check the contrast too"
+    assert parent.steps[-1].title == "Context compacted"

@@ -42,7 +42,8 @@ _ABORTS = ("turn_aborted", "token_budget_abort")
 # Context-budget reminders under the names third-party viewers give them (codex-trace), as
 # event_msg or response_item; upstream writes them as <token_budget> developer messages.
 _BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
-_QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
+# `additional_tools`: the tools offered to the model mid-thread (0.14x), the model's context, not a turn.
+_QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output", "additional_tools"})
 LINE_KINDS = LineKinds(
     not_shown=frozenset({f"event_msg/{kind}" for kind in _QUIET_EVENTS | QUIET_NOTICES}
                         | {f"response_item/{kind}" for kind in _QUIET_ITEMS}),
@@ -247,7 +248,9 @@ class Builder:
             self._output(record)
         elif kind in _BUDGET_NOTICES:
             self._add(budget_notice(payload, record))
-        elif kind in ("compaction", "compaction_summary"):
+        elif kind == "agent_message":  # ResponseItem::AgentMessage: one agent's message to another
+            self._add(agent_message(record))
+        elif kind in ("compaction", "compaction_summary", "context_compaction"):
             self._add(Step("event", timestamp=record.timestamp, title="Context compacted", collapsed=True))
         elif kind in _QUIET_ITEMS:
             return
