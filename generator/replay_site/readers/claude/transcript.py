@@ -189,7 +189,12 @@ class _Facts:
 
 def _facts_of(path: Path, shape: Shape) -> _Facts:
     last: dict[str, str] = {}
+    looked: set[int] = set()  # most lines share a few contexts: each is looked at once
+    contexts = shape.contexts
     for index in reversed(range(len(shape))):
+        if contexts[index] in looked:
+            continue
+        looked.add(contexts[index])
         for key, value in zip(CONTEXT_KEYS, shape.context(index)):
             if key not in last and isinstance(value, str) and value:
                 last[key] = value
