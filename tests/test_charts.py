@@ -157,8 +157,10 @@ def test_index_day_charts_follow_dates_and_hold_no_links(data_site):
     for figure in figures:
         assert figure.select("svg a") == []
         dates = [row.th.get_text() for row in figure.select("details.chart-data tbody tr")]
-        # the test sessions start on 24 days (2026-09-01: claude/-home-dev-v21 and codex/agents-2026)
-        assert dates == sorted(dates) and len(dates) == 24
+        # the test sessions start on 28 days (2026-09-01: claude/-home-dev-v21 and codex/agents-2026;
+        # 2026-10-01 claude/-home-dev-v2126, 10-02 codex/v0148, 10-03 rlm/agent and rlm/observed,
+        # 10-20 codex/v0148-fast and claude/-home-dev-tiers)
+        assert dates == sorted(dates) and len(dates) == 28
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
         # 2023-09-14 .. 2026-12-02 is 1,176 days: a label every 365 days from the first
         assert labels == ["2023-09-14", "2024-09-13", "2025-09-13", "2026-09-13"]

@@ -33,7 +33,8 @@ _COORDINATION = {"agent.message.sent": "Message sent to an agent", "agent.steere
 
 def is_agent_event(obj: dict[str, Any] | None) -> bool:
     """A native agent journal line: one of its event types with the journal's own keys."""
-    return isinstance(obj, dict) and obj.get("type") in AGENT_EVENTS and "session_id" in obj and "sequence" in obj
+    return isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in AGENT_EVENTS \
+        and "session_id" in obj and "sequence" in obj
 
 
 class _Agent:
@@ -206,7 +207,7 @@ def read_agent(path: Path, label: str, also: tuple[tuple[Path, str], ...] = ()) 
     agents: dict[str, _Agent] = {"root": _Agent(root)}
     spawned: dict[str, dict[str, Any]] = {}
     for line, event in jsonl.iter_objects(path, problems, label, root.records, LINE_KINDS):
-        kind = event.get("type")
+        kind = event.get("type") if isinstance(event.get("type"), str) else None
         agent_id = string(event.get("agent_id")) or "root"
         if agent_id == "root" and string(event.get("session_id")):
             root.id = event["session_id"]
