@@ -173,8 +173,11 @@ def test_formats_check_names_unknown_kinds_by_producer_version(tmp_path):
     result = CliRunner().invoke(app, ["formats", "--check", str(logs)])
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        "codex 0.169.0: unknown record kinds: future_record (1)",  # session_meta cli_version
-        "glue 0.9.2: unknown record kinds: plan_updated (1)",  # meta.json glue_version
+        # session_meta cli_version; the file and line the kind is first at
+        "codex 0.169.0: unknown record kinds: future_record "
+        "(1, first at codex/rollout-2025-10-20T10-00-00-0a169000-0000-4000-8000-000000000169.jsonl:12)",
+        # meta.json glue_version
+        f"glue 0.9.2: unknown record kinds: plan_updated (1, first at glue/{GLUE_RUNNING.name}/conversation.jsonl:6)",
         "skipped: notes.jsonl: no reader recognises this file",
         "3 sessions read: 3 findings",
     ]

@@ -232,10 +232,11 @@ def test_example_legacy_bare_file(data):
 
     Steps: 1 user; 2 grep (no id, unanswered) + text; 3 title event; 4 user; 5 text + bash
     `rm -r build` ("Exit code: 1", no success/status: failed); 6 v1 bash ls (success) plus the
-    orphan result "Error: no such call" (failed) that follows it; 7 text = 7 steps, 4 calls, 2 failed.
+    orphan result "Error: no such call" (failed) that follows it; 7 text = 7 steps, 3 calls (the
+    orphan result is shown, not counted as a call), 2 failed (the orphan's error still counts).
     """
     session = read_one(data / "glue" / "legacy-mixed.jsonl", data / "glue")
-    assert figures(session) == (7, 4, 2, 2)
+    assert figures(session) == (7, 3, 2, 2)
     assert (session.id, session.title, session.source) == ("legacy-mixed", "TODO comments in src", "legacy-mixed.jsonl")
     rm = session.steps[4].tool_calls[0]
     assert (rm.is_error, rm.exit_code) == (True, 1)
@@ -260,8 +261,8 @@ def test_folder_without_meta_and_bad_line(tmp_path, corpus):
     assert session.id == "1789374063402-48211-1k2x9fq"  # from the rows' session_id
     assert session.title == "Fix formatDuration minute rollover bug"  # latest title row
     assert session.status is None and session.declared_models == []
-    # One call fewer; its result (row 11) becomes an orphan, so the count stays 7.
-    assert figures(session) == (9, 7, 2, 2)
+    # One call fewer; its result (row 11) becomes an orphan, shown but not counted as a call: 6.
+    assert figures(session) == (9, 6, 2, 2)
     assert str(session.problems[0]).startswith("1789374063402-48211-1k2x9fq/conversation.jsonl:6: invalid JSON")
     assert any("toolu_01RkY5aJ8uLw2eGn6pVx4QmB" in p.message for p in session.problems)
 

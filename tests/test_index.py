@@ -109,6 +109,8 @@ EXAMPLE_OUTCOMES = {
     "ds-2": "unknown",
     # qwen/projects/-home-dev-todo: no tool_result answers the last call, call_4.
     "7d1c2b3a-aaaa-4bbb-8ccc-000000000042": "unknown",
+    # rlm/observed/…/observability/runs.jsonl: the sink's run summaries, a list of runs, not a run.
+    "observability/runs.jsonl": "unknown",
 }
 
 
@@ -144,6 +146,14 @@ def test_status_chips_count_the_rows(example_site):
     # early session and the Explore subagent)
     assert counted == {"completed": 50, "failed": 2, "interrupted": 3, "unknown": 5}
     assert chips == {"#status=all": 60, "#status=completed": 50, "#status=failed": 2, "#status=interrupted": 3, "#status=unknown": 5}
+    # 59 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
+    # 1 failed (codex/ended-on-error), 2 unknown (Glue running, the rlm run summaries), 53 completed
+    # (simplified-demo's clean answer after its failed call and claude/-home-dev-recover's last word
+    # after its failed pytest included; claude/-home-dev-v21: the session and its 4 agents;
+    # codex/agents-2026 and codex/v0148: each parent and its child; claude/-home-dev-v2126: the
+    # session, its subagent and the bg copy; rlm/agent: the agent and the one it spawned)
+    assert counted == {"completed": 53, "failed": 1, "interrupted": 3, "unknown": 2}
+    assert chips == {"#status=all": 59, "#status=completed": 53, "#status=failed": 1, "#status=interrupted": 3, "#status=unknown": 2}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 

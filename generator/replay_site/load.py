@@ -13,7 +13,9 @@ from pathlib import Path
 from replay_site.costs import PriceBook, price_session, price_steps
 from replay_site.discover import DiscoveryError, default_roots, discover, pick_readers
 from replay_site.model import Problem, Session, Step
-from replay_site.readers import SessionSource, SessionStream, registry
+from replay_site.readers import SessionSource, SessionStream, jsonl, registry
+from replay_site.readers.drift import field_findings, line_kind
+from replay_site.readers.files import plain_name
 from replay_site.redact import NotTheSame, PartsRedaction, redact_session
 from replay_site.redact.anonymize import anonymize_session
 from replay_site.redact.decisions import Decisions
@@ -113,6 +115,36 @@ def iter_sessions(roots: list[Path], options: ReadOptions = ReadOptions(),
         problems.extend(failures)
         for top in sessions:
             yield from top.walk()
+
+
+# Findings of one field kept in full; the rest of them counted (a renamed field is on every line).
+FIELD_FINDINGS_SHOWN = 3
+
+
+def field_drift(roots: list[Path], format_name: str = "auto") -> tuple[list[str], dict[tuple[str, str], str]]:
+    """`formats --check`, read again line by line: each field that does not fit its kind
+    (readers/drift.py) as "file:line: kind: field …", and where each line kind is first seen
+    ("file:line", by format and kind), for the kinds no reader knows."""
+    findings: list[str] = []
+    first_seen: dict[tuple[str, str], str] = {}
+    repeats: dict[tuple[str, str, str, str], int] = {}
+    for source in discover(roots, pick_readers(format_name), []):
+        kinded = line_kind(source.format)
+        for path in source.files:
+            if plain_name(path).suffix != ".jsonl":
+                continue
+            label = source.label(path)
+            for number, obj in jsonl.iter_objects(path, [], label):
+                kind = kinded(obj) or "(no type)"
+                first_seen.setdefault((source.format, kind), f"{label}:{number}")
+                for kind_, field_name, wrong in field_findings(source.format, obj):
+                    key = (source.format, kind_, field_name, wrong)
+                    repeats[key] = repeats.get(key, 0) + 1
+                    if repeats[key] <= FIELD_FINDINGS_SHOWN:
+                        findings.append(f"{label}:{number}: {source.format} {kind_}: field {field_name}: {wrong}")
+    findings.extend(f"{fmt} {kind}: field {field_name}: {wrong} on {times - FIELD_FINDINGS_SHOWN:,} more line(s)"
+                    for (fmt, kind, field_name, wrong), times in repeats.items() if times > FIELD_FINDINGS_SHOWN)
+    return findings, first_seen
 
 
 def load_session(reference: str | None, roots: list[Path], options: ReadOptions = ReadOptions()) -> Session:

@@ -56,6 +56,9 @@ class Usage:
     cache_write_5m: int = 0
     cache_write_1h: int = 0
     reasoning: int = 0  # already included in `output`; shown, never added again
+    # The log's counts are known to be short of what was billed (a request whose final usage
+    # record never came, a turn whose per-response records are missing): a lower bound.
+    partial: bool = False
 
     @property
     def cache_write(self) -> int:
@@ -73,6 +76,7 @@ class Usage:
             self.cache_write_5m + other.cache_write_5m,
             self.cache_write_1h + other.cache_write_1h,
             self.reasoning + other.reasoning,
+            self.partial or other.partial,
         )
 
     def __bool__(self) -> bool:
@@ -85,6 +89,8 @@ class Cost:
 
     usd: float | None
     source: CostSource
+    partial: bool = False  # priced from usage known to be short (Usage.partial): at least this
+    tier: str = ""  # the service tier it was priced at, as the log names it (Step.tier), "" for standard
 
     @classmethod
     def unknown(cls) -> Cost:
@@ -100,10 +106,11 @@ class CostTotal:
     estimated_steps: int = 0
     unpriced_steps: int = 0
     unpriced_models: tuple[str, ...] = ()
+    partial_steps: int = 0  # priced, from usage the log itself says is short (Cost.partial)
 
     @property
     def is_lower_bound(self) -> bool:
-        return self.unpriced_steps > 0
+        return self.unpriced_steps > 0 or self.partial_steps > 0
 
     @property
     def source(self) -> CostSource:
@@ -121,6 +128,7 @@ class CostTotal:
             return
         self.usd += cost.usd
         self.priced_steps += 1
+        self.partial_steps += cost.partial
         if cost.source == "estimate":
             self.estimated_steps += 1
 
@@ -129,6 +137,7 @@ class CostTotal:
         self.priced_steps += other.priced_steps
         self.estimated_steps += other.estimated_steps
         self.unpriced_steps += other.unpriced_steps
+        self.partial_steps += other.partial_steps
         self.unpriced_models = tuple(sorted({*self.unpriced_models, *other.unpriced_models}))
 
 
@@ -270,10 +279,18 @@ class Step:
     memory_notes: list[str] = field(default_factory=list)
     child_session_ids: list[str] = field(default_factory=list)
     checkpoint: str | None = None
+    # How the log says the request was served, as price-table keys (service_tier, speed,
+    # inference_geo): the rate it is billed at. Empty: the standard rate.
+    tier: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def calls_made(self) -> int:
+        """The step's tool calls, an orphan result (shown, with no call in the log) not one of them."""
+        return sum(1 for call in self.tool_calls if not call.orphan)
 
     @property
     def failed_tool_calls(self) -> int:
-        return sum(1 for call in self.tool_calls if call.is_error)
+        return sum(1 for call in self.tool_calls if call.is_error)  # a failed result with no call is still an error
 
     @property
     def error_count(self) -> int:
@@ -318,6 +335,9 @@ class Session:
     # How this session relates to its parent: "subagent" rolls up, "fork" does not.
     relation: str = "subagent"
     project: str | None = None
+    # What the producer calls this log when it says (Claude Code's `sessionKind`: "bg" is a
+    # background copy of a session, not a session of its own); None when it does not.
+    session_kind: str | None = None
     status: str | None = None
     # How the session ended, only when the log itself says so: "completed" (the agent's own
     # completion record), "interrupted" (the user stopped it), "api_error" (its last step is an
@@ -359,7 +379,7 @@ class Session:
 
     @property
     def tool_calls(self) -> int:
-        return sum(len(step.tool_calls) for step in self.steps)
+        return sum(step.calls_made for step in self.steps)
 
     @property
     def failed_tool_calls(self) -> int:

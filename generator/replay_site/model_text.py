@@ -46,14 +46,14 @@ _TEXT: dict[type, tuple[str, ...]] = {
     PullRequest: ("url", "repository"),
 }
 _IDENTITY: dict[type, tuple[str, ...]] = {
-    Session: ("id", "format", "source", "parent_id", "relation", "status"),
+    Session: ("id", "format", "source", "parent_id", "relation", "status", "session_kind"),
     Step: ("kind",),
     ToolCall: ("id", "child_session_id"),
     FileChange: ("kind",),
     Image: ("data_base64",),
     TodoItem: ("status",),
     Problem: ("kind", "message", "path"),
-    Cost: ("source",),
+    Cost: ("source", "tier"),
 }
 # Redaction cuts argument trees nested deeper than its limit, counted from the session
 # (session, its steps, a step, its calls, a call): where an argument tree starts.
@@ -104,6 +104,8 @@ class StringWalk:
         step.memory_notes = self._strings(step.memory_notes)
         if self.identity:
             step.child_session_ids = self._strings(step.child_session_ids)
+            if step.tier:
+                self._tree(step.tier, 0)  # the price table's keys, with the log's values
             if step.cost is not None:
                 self._fields(step.cost, Cost)
 

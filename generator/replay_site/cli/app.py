@@ -147,7 +147,8 @@ app.command()(_with_build_options(build))
 def formats(
     sources: SourcesArg = None,
     check_kinds: Annotated[bool, _flag("--check", help="Read SOURCES and print the record kinds no reader knows, by producer version, "
-                                                       "and the files skipped; exit 1 when there are any.")] = False,
+                                                       "the fields renamed or retyped (file:line: field), and the files skipped; "
+                                                       "exit 1 when there are any.")] = False,
     format_name: FormatOpt = "auto",
 ) -> None:
     """List the readers, the folders each one looks in by default (those on this machine marked
@@ -163,7 +164,8 @@ def formats(
     problems: list = []
     with user_errors():
         found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, redact=False), problems))
-    report = terminal.format_check(found, problems)
+        fields, first_seen = load.field_drift(_roots(sources, format_name), format_name)
+    report = terminal.format_check(found, problems, fields, first_seen)
     for line in report:
         say(line)
     verdict = "every record kind known, no file skipped" if not report else counted(len(report), "finding")

@@ -183,7 +183,26 @@ def price_steps(steps: list[Step], book: PriceBook, fallback_model: str | None =
 
 
 def price_step(step: Step, book: PriceBook, fallback_model: str | None = None) -> Cost | None:
-    """The cost a step should carry: the log's, an estimate, unknown, or None (nothing to price)."""
+    """The cost a step should carry: the log's, an estimate, unknown, or None (nothing to price);
+    a lower bound (`partial`) when the step's usage is known to be short."""
+    cost = _price_step(step, book, fallback_model)
+    if cost is not None and step.usage is not None and step.usage.partial and cost.usd is not None:
+        cost = Cost(cost.usd, cost.source, partial=True, tier=cost.tier)
+    return cost
+
+
+# Anthropic bills US-only inference (`inference_geo: "us"`, data residency) at 1.1 times every
+# token rate; genai-prices has no variant for it.
+_RESIDENCY = {"us": Decimal("1.1")}
+
+
+def tier_name(tier: dict[str, str]) -> str:
+    """The tier a step was served at, as a page names it ("" for the standard rate)."""
+    parts = [f"{key.replace('_', ' ')} {value}" for key, value in sorted(tier.items())]
+    return ", ".join(parts)
+
+
+def _price_step(step: Step, book: PriceBook, fallback_model: str | None) -> Cost | None:
     if step.cost is not None and step.cost.source == "log":
         return step.cost
     if not step.usage:  # None or all-zero counts (e.g. Claude's "<synthetic>" notices)
@@ -198,9 +217,11 @@ def price_step(step: Step, book: PriceBook, fallback_model: str | None = None) -
         return Cost(rates.usd(step.usage), "estimate")
     if resolved is None:
         return Cost.unknown()
-    plan = resolved.plan_at(step.timestamp or _UNDATED)
+    plan = resolved.plan_at(step.timestamp or _UNDATED, step.tier or None)
     usd = None if plan is None else plan.usd(step.usage)
-    return Cost.unknown() if usd is None else Cost(float(usd), "estimate")
+    if usd is not None and resolved.model_id.startswith("claude") and step.tier.get("inference_geo") in _RESIDENCY:
+        usd *= _RESIDENCY[step.tier["inference_geo"]]
+    return Cost.unknown() if usd is None else Cost(float(usd), "estimate", tier=tier_name(step.tier))
 
 
 def _without_provider(model: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import pickle
+from copy import copy
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
@@ -164,7 +165,18 @@ def priced(model: gp.ModelInfo) -> Priced:
 
     periods = [(None, model.prices)] if isinstance(model.prices, gp.ModelPrice) else \
         [(conditional.constraint, conditional.prices) for conditional in model.prices]
-    return Priced(model.id, tuple((_constraint(constraint), plan_or_none(prices)) for constraint, prices in periods))
+    variants = tuple(
+        (tuple(sorted(variant.when.items())), _constraint(variant.constraint),
+         tuple(plan_or_none(_overridden(prices, variant.prices)) for _, prices in periods))
+        for variant in model.price_variants or ())
+    return Priced(model.id, tuple((_constraint(constraint), plan_or_none(prices)) for constraint, prices in periods), variants)
+
+
+def _overridden(standard: gp.ModelPrice, variant: gp.ModelPrice) -> gp.ModelPrice:
+    """A period's prices with a variant's own prices in place of them (genai-prices' get_prices)."""
+    merged = copy(standard)
+    merged.__dict__.update({key: price for key, price in variant.__dict__.items() if price is not None})
+    return merged
 
 
 @dataclass(frozen=True)
@@ -175,13 +187,20 @@ class Priced:
 
     model_id: str
     periods: tuple[tuple[Any, Plan | None], ...]
+    # Price variants (service tiers, fast mode, batch) in the table's order: the request keys
+    # they apply to, their constraint, and their plan for each of `periods`.
+    variants: tuple[tuple[tuple[tuple[str, str], ...], Any, tuple[Plan | None, ...]], ...] = ()
 
-    def plan_at(self, when: datetime) -> Plan | None:
-        """genai-prices' ModelInfo.get_prices: the last period active at `when`, else the first."""
-        for constraint, plan in reversed(self.periods):
-            if constraint is None or constraint.active(when):
-                return plan
-        return self.periods[0][1]
+    def plan_at(self, when: datetime, context: dict[str, str] | None = None) -> Plan | None:
+        """genai-prices' ModelInfo.get_prices: the last period active at `when`, else the first;
+        with a request `context` (Step.tier), the first variant it matches that is active then
+        (genai-prices merges every matching variant key by key; a log names one tier)."""
+        index = next((index for index in reversed(range(len(self.periods)))
+                      if self.periods[index][0] is None or self.periods[index][0].active(when)), 0)
+        for keys, constraint, plans in self.variants if context else ():
+            if (constraint is None or constraint.active(when)) and all(context.get(key) == value for key, value in keys):
+                return plans[index]
+        return self.periods[index][1]
 
 
 def genai_usage(usage: Usage) -> gp.Usage:

@@ -102,8 +102,10 @@ class StepColumns(Sequence):
             usd, source = cost.usd if cost.usd is not None else 0.0, cost.source
         calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
         extras = step.reward is not None or step.cumulative_reward is not None or bool(step.child_session_ids)
+        partial = (usage is not None and usage.partial is True, cost is not None and cost.partial is True,
+                   cost.tier if cost is not None and type(cost.tier) is str else "")
         profile = (step.kind, step.model, calls, collapsed, bool(step.error), moment is not None, usage is not None,
-                   cost is not None, cost is not None and cost.usd is not None, source, extras)
+                   cost is not None, cost is not None and cost.usd is not None, source, extras, partial)
         return profile, _USAGE.pack(*counts), micros, usd
 
     def _profile(self, key: tuple) -> int | None:
@@ -133,7 +135,8 @@ class StepColumns(Sequence):
 
 
 def _profile_type(of: StepColumns, kind: str, model: str | None, calls: tuple, collapsed: bool, error: bool, timed: bool,
-                  used: bool, costed: bool, priced: bool, source: str | None, extras: bool) -> type:
+                  used: bool, costed: bool, priced: bool, source: str | None, extras: bool,
+                  partial: tuple[bool, bool, str] = (False, False, "")) -> type:
     """The class of the rows of one profile: its figures as class attributes, and as None those
     its steps have none of."""
     figures = tuple(CallFigures(*each) for each in calls)
@@ -141,6 +144,7 @@ def _profile_type(of: StepColumns, kind: str, model: str | None, calls: tuple, c
     attributes: dict[str, Any] = {
         "__slots__": (), "_of": of, "_source": source, "kind": kind, "model": model, "collapsed": collapsed,
         "error": True if error else None, "tool_calls": figures, "failed_tool_calls": failed, "error_count": failed + error,
+        "calls_made": sum(1 for call in figures if not call.orphan), "_partial": partial,
     }
     if not timed:
         attributes["timestamp"] = None
@@ -184,6 +188,7 @@ class _StepRow(int):
     __slots__ = ()
     _of: StepColumns
     _source: str | None
+    _partial: tuple[bool, bool, str]  # its usage's and cost's `partial`, its cost's tier
 
     number = property(int)
 
@@ -195,14 +200,14 @@ class _StepRow(int):
     def usage(self) -> Usage | None:
         of = self._of
         if of._usage_of is not self:
-            of._usage_of, of._usage = self, Usage(*_USAGE.unpack_from(of._usages, (self - 1) * _USAGE.size))
+            of._usage_of, of._usage = self, Usage(*_USAGE.unpack_from(of._usages, (self - 1) * _USAGE.size), self._partial[0])
         return of._usage
 
     @property
     def cost(self) -> Cost | None:
         of = self._of
         if of._cost_of is not self:
-            of._cost_of, of._cost = self, Cost(of._dollars[self - 1], self._source)
+            of._cost_of, of._cost = self, Cost(of._dollars[self - 1], self._source, *self._partial[1:])
         return of._cost
 
     @property

@@ -75,6 +75,12 @@ class SessionSummary:
     family: str
     outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Steps priced from usage the log itself says is short (Usage.partial): the cost is "≥".
+    partial_steps: int = 0
+    partial_steps_with_children: int = 0
+    # What the producer calls the log (Claude Code's sessionKind: "bg" is a background copy of a
+    # session), for telling copies from sessions; None when it does not say.
+    session_kind: str | None = None
     # Secrets replaced before rendering, per kind: `[REDACTED:kind]` markers on the page.
     redactions: dict[str, int] = field(default_factory=dict)
     # Child session id -> the step of this session that spawned it (for "Subagent of" links).
@@ -219,7 +225,7 @@ class StepFigures:
     an error is kept, not its text (the figures only ask that)."""
 
     __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "usage", "cost", "model", "reward",
-                 "cumulative_reward", "tool_calls", "child_session_ids", "failed_tool_calls", "error_count")
+                 "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count")
 
     def __init__(self, step: Step, shared: dict) -> None:
         self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
@@ -229,7 +235,7 @@ class StepFigures:
         calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
         self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
-        self.failed_tool_calls, self.error_count = step.failed_tool_calls, step.error_count
+        self.calls_made, self.failed_tool_calls, self.error_count = step.calls_made, step.failed_tool_calls, step.error_count
 
 
 def summarize(session: Session, agent: str, page: str, family: str, touched: Ledger | None = None) -> SessionSummary:
@@ -268,12 +274,15 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         estimated_steps=cost.estimated_steps,
         unpriced_steps=cost.unpriced_steps,
         unpriced_models=list(cost.unpriced_models),
+        partial_steps=cost.partial_steps,
         input_tokens_with_children=usage_with_children.input,
         output_tokens_with_children=usage_with_children.output,
         cache_read_tokens_with_children=usage_with_children.cache_read,
         cache_write_tokens_with_children=usage_with_children.cache_write,
         cost_with_children_usd=cost_usd(with_children),
         cost_with_children_is_lower_bound=with_children.is_lower_bound,
+        partial_steps_with_children=with_children.partial_steps,
+        session_kind=session.session_kind,
         warnings=len(session.problems),
         parent=session.parent_id,
         relation=session.relation if session.parent_id else None,

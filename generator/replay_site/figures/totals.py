@@ -57,7 +57,7 @@ _SUMMED = ("steps", "tool_calls", "failed_tool_calls", "errors", "input_tokens",
 
 def _cost(summary: SessionSummary) -> CostTotal:
     return CostTotal(summary.cost_usd or 0.0, summary.priced_steps, summary.estimated_steps,
-                     summary.unpriced_steps, tuple(summary.unpriced_models))
+                     summary.unpriced_steps, tuple(summary.unpriced_models), summary.partial_steps)
 
 
 def _count(group: Group, summary: SessionSummary) -> None:

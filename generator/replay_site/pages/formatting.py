@@ -67,9 +67,10 @@ class CostText:
 NOTHING_TO_PRICE = CostText("—", "nothing to price: the log has no tokens or costs", "none")
 
 
-def cost(usd: float | None, estimated: bool = False, unpriced: int | None = 0) -> CostText:
+def cost(usd: float | None, estimated: bool = False, unpriced: int | None = 0, partial: int = 0) -> CostText:
     """The one way to write a cost. `usd` None means nothing was priced; `unpriced` counts the
-    steps without a price (None: some, number unknown)."""
+    steps without a price (None: some, number unknown); `partial` the steps priced from usage
+    the log says is short (a lower bound too, with that reason)."""
     if usd is None:
         if unpriced == 0:
             return NOTHING_TO_PRICE
@@ -79,6 +80,10 @@ def cost(usd: float | None, estimated: bool = False, unpriced: int | None = 0) -
         missing = "some steps" if unpriced is None else counted(unpriced, "step")
         rest = "; the rest estimated from tokens" if estimated else ""
         return CostText(f"≥ {amount}", f"a lower bound: {missing} without a price not included{rest}", "lower-bound")
+    if partial:
+        rest = ", estimated from tokens" if estimated else ""
+        return CostText(f"≥ {amount}", f"a lower bound: the log's usage of {counted(partial, 'step')} is incomplete{rest}",
+                        "lower-bound")
     if estimated:
         return CostText(f"≈ {amount}", "estimated from tokens", "estimate")
     return CostText(amount, "as recorded in the log", "log")
@@ -87,11 +92,12 @@ def cost(usd: float | None, estimated: bool = False, unpriced: int | None = 0) -
 def step_cost(value: Cost | None) -> CostText | None:
     if value is None:
         return None
-    return cost(value.usd, value.source == "estimate", 0 if value.usd is not None else 1)
+    written = cost(value.usd, value.source == "estimate", 0 if value.usd is not None else 1, int(value.partial))
+    return dataclasses.replace(written, note=f"{written.note}; at the {value.tier} rate") if value.tier else written
 
 
 def total_cost(total: CostTotal) -> CostText:
-    return cost(total.usd if total.priced_steps else None, total.estimated_steps > 0, total.unpriced_steps)
+    return cost(total.usd if total.priced_steps else None, total.estimated_steps > 0, total.unpriced_steps, total.partial_steps)
 
 
 def cost_total(total: CostTotal) -> str:
@@ -103,8 +109,9 @@ def summary_cost(summary: SessionSummary, with_children: bool = False) -> CostTe
     """A SessionSummary's own cost, or with its subagents (whose unpriced count it does not keep)."""
     if with_children:
         lower = summary.cost_with_children_is_lower_bound
-        return cost(summary.cost_with_children_usd, summary.estimated_steps > 0, None if lower else 0)
-    return cost(summary.cost_usd, summary.estimated_steps > 0, summary.unpriced_steps)
+        partial = summary.partial_steps_with_children
+        return cost(summary.cost_with_children_usd, summary.estimated_steps > 0, None if lower and not partial else 0, partial)
+    return cost(summary.cost_usd, summary.estimated_steps > 0, summary.unpriced_steps, summary.partial_steps)
 
 
 def tokens(count: int | None) -> str:

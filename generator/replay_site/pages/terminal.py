@@ -11,13 +11,18 @@ from replay_site.pages.formatting import cost_total, duration, money, step_cost,
 from replay_site.pages.formatting import outcome as outcome_label
 
 
-def format_check(sessions: list[Session], problems: list[Problem]) -> list[str]:
-    """`formats --check`: the record kinds no reader knows, by producer version, and the files
-    skipped; empty when every line of every log was understood."""
+def format_check(sessions: list[Session], problems: list[Problem], fields: list[str] = (),
+                 first_seen: dict[tuple[str, str], str] | None = None) -> list[str]:
+    """`formats --check`: the record kinds no reader knows, by producer version (each with the
+    file and line it is first seen at), the fields that do not fit their kind (load.field_drift)
+    and the files skipped; empty when every line of every log was understood."""
+    first_seen = first_seen or {}
     lines = []
     for (producer, version), kinds in unknown_by_version(sessions).items():
-        listed = ", ".join(f"{kind} ({lines:,})" for kind, lines in kinds.items())
+        listed = ", ".join(f"{kind} ({count:,}{', first at ' + first_seen[producer, kind] if (producer, kind) in first_seen else ''})"
+                           for kind, count in kinds.items())
         lines.append(f"{producer} {version or '(version not recorded)'}: unknown record kinds: {listed}")
+    lines.extend(fields)
     lines.extend(f"skipped: {problem.path}: {problem.message}" for problem in problems if problem.kind == "skipped_file")
     return lines
 

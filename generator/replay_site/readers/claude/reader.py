@@ -18,16 +18,17 @@ from replay_site.model import Session, Step, no_records
 from replay_site.readers import FileReader, SessionSource, SessionStream
 from replay_site.readers.claude.shape import Shape, shape_of
 from replay_site.readers.claude.meta import META_KINDS
+from replay_site.readers.claude.modes import SETTING_KINDS
 from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import StoredOutputs, read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt
-from replay_site.readers.claude.transcript import IGNORED_KINDS, LINE_KINDS, Transcript
+from replay_site.readers.claude.transcript import IGNORED_KINDS, LINE_KINDS, Transcript, mark_unfinished_usage
 from replay_site.readers.files import GZIP_MAGIC, ZSTD_MAGIC, Head, open_log, open_regular, plain_name, read_head, stored_size
 from replay_site.readers.jsonl import iter_objects, kind_of
 from replay_site.readers.qwen.reader import is_qwen_record
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system"}) | META_KINDS
-CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | {"attachment"}
+CLAUDE_KINDS = CONVERSATION_KINDS | set(IGNORED_KINDS) | set(SETTING_KINDS) | {"attachment"}
 SNIFF_LINES = 30
 # A Workflow run's spine (`{"type":"started"|"result","key","agentId"}` lines, no times): its
 # agents' own transcripts say all it says, so it is claimed with them and not shown.
@@ -117,6 +118,7 @@ class ClaudeReader(FileReader):
         owners = [(session, main.builder)] + [(child, child_builder) for child, child_builder, _, _ in children]
         for child, _, tool_use_id, run in children:
             _adopt(session, owners, child, tool_use_id, run)
+        mark_unfinished_usage(owners)
         read_stored_outputs([each for each in session.walk() if each is not session], stored)
         project = _project_dir(source.path).name  # the index groups sessions by project: the folder Claude Code named after the cwd
         for each in session.walk():

@@ -27,7 +27,7 @@ MESSAGE = 8  # has a message object
 MESSAGE_ID = 16  # whose id is a string
 
 # Kept of each line, for the session's own fields (transcript._session).
-CONTEXT_KEYS = ("sessionId", "agentId", "cwd", "gitBranch", "version")
+CONTEXT_KEYS = ("sessionId", "agentId", "cwd", "gitBranch", "version", "sessionKind")
 
 
 class Shape:

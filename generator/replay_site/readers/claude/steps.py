@@ -53,6 +53,19 @@ def usage_from(raw: Any) -> Usage | None:
     return usage or None
 
 
+def tier_of(raw: Any) -> dict[str, str]:
+    """How Anthropic served a response, from its usage: fast mode (`speed: fast`) and US-only
+    inference (`inference_geo: us`, data residency), each billed at its own rate (costs/)."""
+    if not isinstance(raw, dict):
+        return {}
+    tier = {}
+    if raw.get("speed") == "fast":
+        tier["speed"] = "fast"
+    if raw.get("inference_geo") == "us":
+        tier["inference_geo"] = "us"
+    return tier
+
+
 class StepBuilder:
     """Turns the lines of one transcript file, in file order, into the steps of one session."""
 
@@ -71,6 +84,12 @@ class StepBuilder:
         self.spawn_calls: dict[str, tuple[ToolCall, Step]] = {}
         # Workflow run id -> (the Workflow call, its step): the run's folder holds its agents.
         self.workflow_calls: dict[str, tuple[ToolCall, Step]] = {}
+        # Responses whose final usage record came (a line with a stop_reason or usage
+        # iterations); the steps whose response never got one; and whether any line had
+        # `usage.iterations`, the sign of a Claude Code that writes final usage records.
+        self._finished: set[object] = set()
+        self.unfinished: list[Step] | None = None  # kept only when asked for (a whole read)
+        self.writes_final_usage = False
 
     def _new(self, number: int, obj: dict[str, Any], kind: str, **fields: Any) -> Step:
         step = Step(kind=kind, timestamp=_time(obj), **fields)
@@ -103,7 +122,12 @@ class StepBuilder:
         if obj.get("isApiErrorMessage") is True:
             # A synthetic message standing in for a failed API call: an error, not model output.
             step.error, step.text = step.text or "API error", ""
-        usage = usage_from(message.get("usage"))
+        raw_usage = message.get("usage")
+        if message.get("stop_reason") is not None or (isinstance(raw_usage, dict) and "iterations" in raw_usage):
+            self._finished.add(key)
+            self.writes_final_usage = self.writes_final_usage or isinstance(raw_usage, dict) and "iterations" in raw_usage
+        usage = usage_from(raw_usage)
+        step.tier = tier_of(raw_usage) or step.tier
         if usage:
             if step.usage:
                 usage.output = max(usage.output, step.usage.output)
@@ -203,6 +227,10 @@ class StepBuilder:
             self._new(number, obj, "event", title=f"System: {subtype}", text=content, collapsed=True,
                       details=[Detail("raw line", _dump(obj), "json")])
 
+    def event(self, number: int, obj: dict[str, Any], title: str) -> None:
+        """A step saying only what happened (a setting that changed)."""
+        self._new(number, obj, "event", title=title)
+
     def stub(self, number: int, obj: dict[str, Any], title: str, kind: str = "event") -> None:
         """A collapsed step keeping a line we have no better view of (its raw JSON)."""
         self._new(number, obj, kind, title=title, collapsed=True, details=[Detail("raw line", _dump(obj), "json")])
@@ -221,6 +249,9 @@ class StepBuilder:
         key = self._keys.pop(id(step), None)
         if key is not None:
             del self._responses[key]
+            if self.unfinished is not None and step.usage and key not in self._finished:
+                self.unfinished.append(step)
+            self._finished.discard(key)
         for call in step.tool_calls:
             self._call_steps.pop(id(call), None)
 
@@ -256,6 +287,33 @@ def _classify(step: Step, text: str, obj: dict[str, Any]) -> None:
         step.title = "Background task " + (status.group(1).strip() if status else "notification")
     else:
         step.title = None
+        _prompt_source(step, obj.get("promptSource"))
+
+
+# Who wrote a prompt, as 2.1.x records it (`promptSource`); "typed" (the user at the prompt)
+# needs no title. A system prompt is Claude Code's own message to the model, not a request.
+PROMPT_SOURCES = {
+    "queued": "Queued prompt (typed while the agent worked, sent after)",
+    "sdk": "Prompt sent through the SDK",
+    "system": "Prompt written by Claude Code, not typed",
+}
+
+
+# Titles of prompts that are still the user's requests (a session's title may come from one).
+REQUEST_TITLES = frozenset({PROMPT_SOURCES["queued"], PROMPT_SOURCES["sdk"]})
+
+
+def is_request(step: Step) -> bool:
+    """A user step that is a request of the user's (not a command, context or notice)."""
+    return step.kind == "user" and (not step.title or step.title in REQUEST_TITLES)
+
+
+def _prompt_source(step: Step, source: Any) -> None:
+    if not isinstance(source, str) or source == "typed":
+        return
+    step.title = PROMPT_SOURCES.get(source, f"Prompt from {source[:40]}")
+    if source == "system":
+        step.kind, step.collapsed = "context", True
 
 
 def _untag(text: str) -> str:
@@ -279,7 +337,7 @@ def _untag(text: str) -> str:
 def first_prompt(steps: list[Step]) -> str:
     """The first real request the user typed (slash commands and injected context passed
     over): the fallback title."""
-    return first_request(step.text for step in steps if step.kind == "user" and not step.title) or ""
+    return first_request(step.text for step in steps if is_request(step)) or ""
 
 
 def outcome_of(steps: list[Step]) -> str | None:

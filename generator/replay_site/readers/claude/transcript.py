@@ -15,9 +15,10 @@ from typing import Any
 from replay_site.model import Fact, Problem, RecordCounts, Session, Step, not_understood
 from replay_site.readers.claude.dag import abandoned_lines, response_ends
 from replay_site.readers.claude.meta import META_KINDS, SessionMeta, summary_leaves
+from replay_site.readers.claude.modes import SETTING_KINDS, Settings
 from replay_site.readers.claude.shape import CONTEXT_KEYS, SIDECHAIN, Shape
 from replay_site.readers.claude.sidefiles import StoredOutputs
-from replay_site.readers.claude.steps import StepBuilder, counts_for_outcome, outcome_after
+from replay_site.readers.claude.steps import StepBuilder, counts_for_outcome, is_request, outcome_after
 from replay_site.readers.fields import FirstRequest
 from replay_site.readers.files import plain_name
 from replay_site.readers.jsonl import LineKinds, kind_of
@@ -50,6 +51,7 @@ class Transcript:
         self._shape = shape.to_read()  # the rest of its columns let go
         self._ends: list[int] = []  # the last line that can change each step not yet given out
         self._meta = SessionMeta()
+        self._settings = Settings()
         self._turn_seconds: list[float] = []
         self._unknown: dict[str, list[int]] = defaultdict(list)
         self._stored, self._stored_warnings = stored, []
@@ -73,6 +75,7 @@ class Transcript:
         kind = kind_of(obj)
         if kind == "assistant":
             builder.assistant(number, obj)
+            self._settings.take("Effort", obj.get("effort"))
         elif kind == "user":
             builder.user(number, obj)
         elif kind == "system":
@@ -83,6 +86,10 @@ class Transcript:
                 builder.system(number, obj)
         elif kind in META_KINDS:
             self._meta.take(kind, obj)
+        elif kind in SETTING_KINDS:
+            changed = self._settings.take_line(kind, obj)
+            if changed and self._given + len(builder.steps):  # a value before the first step is only the header's
+                builder.event(number, obj, f"{changed[0]} changed to {changed[1]}")
         elif kind == "attachment":
             attachment = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
             builder.stub(number, obj, f"Attachment: {attachment.get('type', 'unknown')}", kind="context")
@@ -120,7 +127,7 @@ class Transcript:
     def _give(self, step: Step) -> None:
         self._given += 1
         step.number = self._given
-        if step.kind == "user" and not step.title:
+        if is_request(step):
             self._first_request.offer(step.text)
         if counts_for_outcome(step):
             self._outcome = outcome_after(step)
@@ -148,6 +155,12 @@ class Transcript:
             # Claude Code's own timing of each turn (user prompt to final answer), shown as logged.
             session.facts.append(Fact("Turn durations", ", ".join(f"{seconds:.1f}s" for seconds in self._turn_seconds)))
         session.problems = self.problems + self.builder.problems
+        session.facts.extend(self._settings.facts())
+        session.session_kind = self._lines.last.get("sessionKind")
+        if session.session_kind == "bg":
+            session.facts.append(Fact("Session kind", "background copy (bg): the same conversation as another log"))
+        elif session.session_kind:
+            session.facts.append(Fact("Session kind", session.session_kind))
         self._meta.apply(session, self.path, self._lines.leaves, self._first_request.request or "")
         session.outcome = self._outcome
         for message in self._stored_warnings:
@@ -155,7 +168,9 @@ class Transcript:
         return session
 
     def whole(self) -> Session:
-        """The session with all of its steps."""
+        """The session with all of its steps (those whose response never got its final usage
+        record kept in `builder.unfinished`, for `mark_unfinished_usage`)."""
+        self.builder.unfinished = []
         steps = list(self.steps())
         session = self.session()
         session.steps = steps
@@ -174,7 +189,12 @@ class _Facts:
 
 def _facts_of(path: Path, shape: Shape) -> _Facts:
     last: dict[str, str] = {}
+    looked: set[int] = set()  # most lines share a few contexts: each is looked at once
+    contexts = shape.contexts
     for index in reversed(range(len(shape))):
+        if contexts[index] in looked:
+            continue
+        looked.add(contexts[index])
         for key, value in zip(CONTEXT_KEYS, shape.context(index)):
             if key not in last and isinstance(value, str) and value:
                 last[key] = value
@@ -200,3 +220,17 @@ def _session(path: Path, lines: _Facts, label: str, agent_id: str | None) -> Ses
         git_branch=last("gitBranch"),
         agent_version=last("version"),
     )
+
+
+def mark_unfinished_usage(family: list[tuple[Session, StepBuilder]]) -> None:
+    """A Claude Code that writes final usage records (any line of the family has usage
+    iterations) leaves ~1 subagent request in 5 with only its first, streaming snapshot
+    (anthropics/claude-code#84223): those steps' usage is a lower bound, and the session says so."""
+    if not any(builder.writes_final_usage for _, builder in family):
+        return
+    for session, builder in family:
+        for step in builder.unfinished or ():
+            step.usage.partial = True
+        if builder.unfinished:
+            session.facts.append(Fact("Usage incomplete", f"{len(builder.unfinished)} request(s) never got their final usage "
+                                      "record in the log (only the first streaming snapshot): tokens and cost are lower bounds"))

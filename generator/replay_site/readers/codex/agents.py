@@ -22,11 +22,14 @@ _PAYLOAD = re.compile(r"^Payload: ?(.*)", re.M | re.S)
 
 
 def agent_message(record: Record) -> Step:
-    """`inter_agent_communication`: one agent's message to another (a task, a reply), shown
+    """`inter_agent_communication` (and the `agent_message` response item): one agent's message to another (a task, a reply), shown
     as a message from the sender, not as the user's prompt."""
     payload = record.payload
     author, recipient = string(payload.get("author")) or "an agent", string(payload.get("recipient"))
-    text = string(payload.get("content")) or ""
+    content = payload.get("content")
+    # a string (inter_agent_communication), or content items (the agent_message response item)
+    text = string(content) or "\n\n".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)) \
+        if isinstance(content, (str, list)) else ""
     title = f"Message from {author}" + (f" to {recipient}" if recipient else "")
     return Step("context", timestamp=record.timestamp, title=title, text=text)
 

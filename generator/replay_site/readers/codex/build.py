@@ -14,9 +14,11 @@ from typing import Any
 
 from replay_site.model import Detail, Fact, Problem, Session, Step, Usage
 from replay_site.readers.codex.agents import QUIET_KINDS, agent_message, budget_notice, collab_step, realtime, task_of
-from replay_site.readers.codex.calls import CALL_ITEMS, ToolCalls
+from replay_site.readers.codex.calls import CALL_ITEMS, EVENT_CALLS, ToolCalls
 from replay_site.readers.codex.outputs import classify
+from replay_site.readers.codex.notices import NOTICE_KINDS, QUIET_NOTICES, notice, rerouted_to, turn_item
 from replay_site.readers.codex.shapes import Record, line_kind
+from replay_site.readers.codex.tokens import grown, service_tier, usage_of
 from replay_site.readers.fields import first_request, raw_json, string, user_prompts
 from replay_site.readers.jsonl import KIND_LENGTH, LineKinds, kind_of
 from replay_site.readers.timestamps import utc_time
@@ -33,16 +35,18 @@ _QUIET_EVENTS = frozenset(
         "view_image_tool_call", "background_event", "shutdown_complete", "session_configured",
         "get_history_entry_response", "undo_started", "undo_completed", "user_message_delta",
         "agent_message_delta", "agent_reasoning_delta", "thread_name_updated", "raw_response_item",
-        "collab_close_end", "collab_interaction_end", "collab_resume_end",
+        "collab_close_end", "collab_interaction_end", "collab_resume_end", "image_generation_begin",
     }
 )
 _ABORTS = ("turn_aborted", "token_budget_abort")
 # Context-budget reminders under the names third-party viewers give them (codex-trace), as
 # event_msg or response_item; upstream writes them as <token_budget> developer messages.
 _BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
-_QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output"})
+# `additional_tools`: the tools offered to the model mid-thread (0.14x), the model's context, not a turn.
+_QUIET_ITEMS = frozenset({"ghost_snapshot", "tool_search_call", "tool_search_output", "additional_tools"})
 LINE_KINDS = LineKinds(
-    not_shown=frozenset({f"event_msg/{kind}" for kind in _QUIET_EVENTS} | {f"response_item/{kind}" for kind in _QUIET_ITEMS}),
+    not_shown=frozenset({f"event_msg/{kind}" for kind in _QUIET_EVENTS | QUIET_NOTICES}
+                        | {f"response_item/{kind}" for kind in _QUIET_ITEMS}),
     name=line_kind,
 )
 
@@ -72,26 +76,6 @@ def _summary(payload: dict[str, Any]) -> list[str]:
     return texts or _text_parts(payload.get("content"))
 
 
-def _usage(raw: Any) -> Usage | None:
-    """Codex counts cached input inside input_tokens; the model keeps uncached input only."""
-    if not isinstance(raw, dict):
-        return None
-
-    def num(key: str) -> int:
-        value = raw.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    cached = num("cached_input_tokens") or num("cache_read_input_tokens")
-    written = num("cache_write_input_tokens")
-    return Usage(
-        input=max(0, num("input_tokens") - cached - written),
-        output=num("output_tokens"),
-        cache_read=cached,
-        cache_write_5m=written,
-        reasoning=num("reasoning_output_tokens"),
-    )
-
-
 class Builder:
     def __init__(self, session: Session, records: list[Record], problems: list[Problem]) -> None:
         self.s = session
@@ -105,6 +89,8 @@ class Builder:
         self.cur_has_output = False  # a tool result came in: the next item is a new response
         self.pending: Usage | None = None
         self.prev_total: Any = None
+        self.log_total = 0  # the largest running total (token_count total_token_usage) the log gives
+        self.tier: dict[str, str] = {}  # the service tier the turn runs at (Step.tier)
         self.response_ids: set[str] = set()
         self.use_records = any(r.kind == "token_usage_record" for r in records)
         self.tools = ToolCalls()
@@ -137,7 +123,7 @@ class Builder:
     def _assistant(self, record: Record) -> Step:
         cur = self.cur
         if cur is None or self.cur_closed or self.cur_has_output or (self.pending is not None and cur.usage is not None):
-            cur = Step("assistant", timestamp=record.timestamp, model=self.model)
+            cur = Step("assistant", timestamp=record.timestamp, model=self.model, tier=dict(self.tier))
             self.s.steps.append(cur)
             self.cur, self.cur_closed, self.cur_has_output = cur, False, False
             if self.pending is not None:
@@ -176,6 +162,7 @@ class Builder:
                 self.s.steps.append(last)
             last.usage = self.pending if last.usage is None else last.usage + self.pending
         self.tools.settle(self.cwd)
+        self._check_total()
         self.s.title = self.thread_name or first_request(user_prompts(self.s.steps)) or task_of(self.s.steps) or ""
         stamps = [r.timestamp for r in self.records if r.timestamp]
         if stamps:
@@ -210,6 +197,14 @@ class Builder:
     def _on_turn_context(self, record: Record) -> None:
         if isinstance(record.payload.get("model"), str):
             self.model = record.payload["model"]
+        self._served(record.payload)
+
+    def _served(self, settings: dict[str, Any]) -> None:
+        """The service tier a turn context or the thread's settings name, for the steps after it."""
+        if "service_tier" in settings:
+            self.tier = service_tier(settings.get("service_tier"))
+            if self.tier and not any(fact.label == "Service tier" for fact in self.s.facts):
+                self.s.facts.append(Fact("Service tier", f"{settings['service_tier']} (priced at the {self.tier['service_tier']} rate)"))
 
     def _on_world_state(self, record: Record) -> None:
         raw = raw_json(record.payload.get("state", record.payload), indent=True)
@@ -232,7 +227,7 @@ class Builder:
         if key in self.response_ids:
             return
         self.response_ids.add(key)
-        self._use(_usage(record.payload.get("usage")))
+        self._use(usage_of(record.payload.get("usage")))
 
     # -- response items ------------------------------------------------------------------------
     def _on_response_item(self, record: Record) -> None:
@@ -253,7 +248,9 @@ class Builder:
             self._output(record)
         elif kind in _BUDGET_NOTICES:
             self._add(budget_notice(payload, record))
-        elif kind in ("compaction", "compaction_summary"):
+        elif kind == "agent_message":  # ResponseItem::AgentMessage: one agent's message to another
+            self._add(agent_message(record))
+        elif kind in ("compaction", "compaction_summary", "context_compaction"):
             self._add(Step("event", timestamp=record.timestamp, title="Context compacted", collapsed=True))
         elif kind in _QUIET_ITEMS:
             return
@@ -294,6 +291,11 @@ class Builder:
     def _on_event_msg(self, record: Record) -> None:
         payload = record.payload
         kind = kind_of(payload)
+        if kind in EVENT_CALLS and not self.tools.logged(payload):
+            self.tools.event_call(kind, payload, self._assistant(record))
+        if kind == "item_completed" and (step := turn_item(payload, record)) is not None:
+            self._add(step)
+            return
         if self.tools.event(kind, payload):
             return
         self._turn_end(kind, payload)
@@ -320,9 +322,10 @@ class Builder:
         elif kind == "token_count":
             self._token_count(payload)
         elif kind == "thread_settings_applied":
-            settings = payload.get("thread_settings") if isinstance(payload.get("thread_settings"), dict) else {}
+            settings = payload.get("thread_settings") if isinstance(payload.get("thread_settings"), dict) else payload
             if isinstance(settings.get("model"), str):
                 self.model = settings["model"]
+            self._served(settings)
         elif kind == "error":
             message = str(payload.get("message") or "error")
             self._add(Step("event", timestamp=record.timestamp, title="Error", error=message))
@@ -334,7 +337,10 @@ class Builder:
             self._add(budget_notice(payload, record))
         elif kind == "collab_tool_call":
             self._add(collab_step(payload, record.timestamp))
-        elif kind not in _QUIET_EVENTS:
+        elif kind in NOTICE_KINDS:
+            self.model = rerouted_to(payload) if kind == "model_reroute" and rerouted_to(payload) else self.model
+            self._add(notice(kind, payload, record))
+        elif kind not in _QUIET_EVENTS and kind not in QUIET_NOTICES:
             self._stub(record, f"event {kind!r}")
 
     def _turn_end(self, kind: str | None, payload: dict[str, Any]) -> None:
@@ -350,10 +356,31 @@ class Builder:
 
     def _token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
-        if self.use_records or not isinstance(info, dict):
-            return  # token_usage_record lines carry the same responses with ids; null info = no response yet
+        if not isinstance(info, dict):
+            return  # null info = no response yet
         total = info.get("total_token_usage")
+        running = usage_of(total)
+        if running is not None and running.total > self.log_total:
+            self.log_total = running.total
+        if self.use_records:
+            return  # token_usage_record lines carry the same responses with ids
         if total is not None and total == self.prev_total:
             return  # the same event re-emitted (Codex repeats it after each turn_context)
-        self.prev_total = total
-        self._use(_usage(info.get("last_token_usage") or total))
+        before, self.prev_total = usage_of(self.prev_total), total
+        last = usage_of(info.get("last_token_usage"))
+        if last is None and running is not None and before is not None:
+            # Only the running total: this response is what it grew by, never the total again.
+            last = grown(running, before)
+        self._use(last or running)
+
+    def _check_total(self) -> None:
+        """The log's own running total against the responses counted: where per-response
+        records are missing, the figures are a lower bound and the page says by how much."""
+        counted = sum(step.usage.total for step in self.s.steps if step.usage)
+        if self.log_total <= counted or self.log_total - counted <= max(100, self.log_total // 100):
+            return
+        last = next((step for step in reversed(self.s.steps) if step.usage), None)
+        if last is not None:
+            last.usage.partial = True
+        self.s.facts.append(Fact("Usage incomplete", f"the log's running total is {self.log_total:,} tokens, its per-response "
+                                 f"records add up to {counted:,}: tokens and cost are lower bounds"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from replay_site.model import Step, TodoItem, ToolCall
+from replay_site.model import Image, Step, TodoItem, ToolCall
 from replay_site.readers.codex.outputs import (
     OutputInfo,
     classify,
@@ -24,7 +24,11 @@ from replay_site.readers.codex.patch import (
     patch_in,
 )
 
-CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call", "image_generation_call")
+# Calls that only events record (0.14x): a dynamic tool the client registered, answered by
+# `dynamic_tool_call_response`; an image made by `image_generation_end` with no item kept.
+EVENT_CALLS = {"dynamic_tool_call_request": "dynamic_tool_call", "dynamic_tool_call_response": "dynamic_tool_call",
+               "image_generation_end": "image_generation_call"}
 NO_SEARCH_RESULTS = "No results recorded: Codex hands search results to the model without logging them."
 
 
@@ -61,6 +65,14 @@ def _tool_call(payload: dict[str, Any]) -> tuple[ToolCall, str | None]:
     elif kind == "local_shell_call":
         action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
         call.name, call.arguments, call.code = "local_shell", action, command_text(action.get("command"))
+    elif kind == "image_generation_call":
+        call.name = "image_generation"
+        call.arguments = {"revised_prompt": payload["revised_prompt"]} if isinstance(payload.get("revised_prompt"), str) else None
+        _image_result(call, payload)
+    elif kind == "dynamic_tool_call":
+        namespace, tool = payload.get("namespace"), payload.get("tool")
+        call.name = ".".join(str(part) for part in (namespace, tool) if part) or "dynamic tool"
+        call.arguments = payload.get("arguments") if isinstance(payload.get("arguments"), (dict, str)) else None
     else:  # web_search_call: the query is the input; the results go to the model, never into the log
         action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
         call.name, call.arguments = "web_search", {key: value for key, value in action.items() if key != "type"} or action
@@ -70,6 +82,29 @@ def _tool_call(payload: dict[str, Any]) -> tuple[ToolCall, str | None]:
         call.language = "bash"
         patch = patch or patch_in(call.code)
     return call, patch
+
+
+def _image_result(call: ToolCall, payload: dict[str, Any]) -> None:
+    """An image generation's outcome: its picture (base64 PNG in `result`), where Codex saved
+    it, and a failed status as an error."""
+    result = payload.get("result")
+    if isinstance(result, str) and result and not call.images:
+        call.images.append(Image("image/png", result))
+    status = payload.get("status")
+    saved = payload.get("saved_path")
+    call.is_error = call.is_error or status in ("failed", "incomplete")
+    said = f"saved to {saved}" if isinstance(saved, str) and saved else (f"status: {status}" if isinstance(status, str) else "")
+    call.output = said or call.output
+
+
+def _dynamic_result(call: ToolCall, payload: dict[str, Any]) -> None:
+    """A dynamic tool's `dynamic_tool_call_response`: its content items, and `success: false`
+    (with its `error`) as a failure."""
+    info = classify({key: payload.get(key) for key in ("content_items", "success", "error")})
+    if info.text or call.output is None:
+        call.output = info.text
+    call.is_error = call.is_error or info.is_error
+    call.duration_s = end_duration(payload.get("duration")) or call.duration_s
 
 
 def _as_poll(call: ToolCall, origin: ToolCall, chars: Any, info: OutputInfo, repeated: bool) -> None:
@@ -110,6 +145,14 @@ class ToolCalls:
         self.patch_ends: dict[str, dict[str, Any]] = {}
         self.spawned: dict[str, str] = {}  # call_id -> the thread that call spawned
 
+    def logged(self, payload: dict[str, Any]) -> bool:
+        """Whether the call an event names (`callId` in a dynamic tool's request) is known already."""
+        return str(payload.get("callId", payload.get("call_id"))) in self.calls
+
+    def event_call(self, kind: str, payload: dict[str, Any], step: Step) -> None:
+        """The call an event of EVENT_CALLS records, which no item of this file logged."""
+        self.call({**payload, "type": EVENT_CALLS[kind], "call_id": payload.get("callId", payload.get("call_id"))}, step)
+
     def call(self, payload: dict[str, Any], step: Step) -> None:
         call, patch = _tool_call(payload)
         step.tool_calls.append(call)
@@ -128,7 +171,8 @@ class ToolCalls:
 
     def output(self, payload: dict[str, Any]) -> None:
         call_id = payload.get("call_id")
-        self.outputs[call_id if isinstance(call_id, str) else None] = classify(payload.get("output"), bool(payload.get("_is_error")))
+        output = payload.get("output", payload.get("content_items"))
+        self.outputs[call_id if isinstance(call_id, str) else None] = classify(output, bool(payload.get("_is_error")))
 
     def event(self, kind: Any, payload: dict[str, Any]) -> bool:
         """Keep an event_msg that ends a call; False when it is about something else."""
@@ -142,6 +186,14 @@ class ToolCalls:
                 self.ends[str(item.get("id"))] = item
             elif item.get("type") == "FileChange":
                 self.patch_ends[str(item.get("id"))] = {**item, "success": item.get("status") != "failed"}
+        elif kind == "image_generation_end" and str(payload.get("call_id")) in self.calls:
+            _image_result(self.calls[str(payload["call_id"])], payload)
+            self.ends.setdefault(str(payload["call_id"]), {})
+        elif kind == "dynamic_tool_call_response" and str(payload.get("call_id")) in self.calls:
+            _dynamic_result(self.calls[str(payload["call_id"])], payload)
+            self.ends.setdefault(str(payload["call_id"]), {})
+        elif kind == "dynamic_tool_call_request":
+            pass  # its call was made by the walk (event_call)
         elif kind == "collab_agent_spawn_end":
             if payload.get("new_thread_id"):
                 self.spawned[str(payload.get("call_id"))] = str(payload["new_thread_id"])

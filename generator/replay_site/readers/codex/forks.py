@@ -58,8 +58,15 @@ def is_subagent(meta: dict[str, Any]) -> bool:
     return bool(_thread_spawn(meta)) or meta.get("thread_source") == "subagent"
 
 
-def copies_history(meta: dict[str, Any]) -> bool:
-    return forked_from(meta) is not None or (meta.get("thread_source") == "subagent" and parent_thread(meta) is not None)
+def copies_history(meta: dict[str, Any], records: Sequence[Record] = ()) -> bool:
+    """Whether the thread starts with a copy of another's history: it says it was forked, or
+    it is a subagent whose parent's meta is replayed right after its own (a `thread_spawn`
+    child with its parent's context, 0.14x, says neither `forked_from_id` nor `thread_source`)."""
+    if forked_from(meta) is not None or (meta.get("thread_source") == "subagent" and parent_thread(meta) is not None):
+        return True
+    parent = parent_thread(meta)
+    return parent is not None and len(records) > 1 and records[1].kind == "session_meta" \
+        and str(records[1].payload.get("id") or records[1].payload.get("session_id") or "") == parent
 
 
 def own_start(records: Sequence[Record], meta: dict[str, Any], parent: Sequence[Record] | None) -> int | None:

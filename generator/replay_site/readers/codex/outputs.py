@@ -51,14 +51,23 @@ def classify(output: Any, flagged_error: bool = False) -> OutputInfo:
     return info
 
 
+# Where a content item keeps its text: `text` (input_text, output_text, inputText), or the
+# item's own type as the key (`{"type": "output_text", "output_text": …}`, some writers).
+_TEXT_KEYS = ("text", "output_text", "input_text")
+
+
 def _from_parts(parts: list[Any]) -> OutputInfo:
     info = OutputInfo()
     texts = []
     for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+            continue
         if not isinstance(part, dict):
             continue
-        if isinstance(part.get("text"), str):
-            texts.append(part["text"])
+        text = next((part[key] for key in _TEXT_KEYS if isinstance(part.get(key), str)), None)
+        if text is not None:
+            texts.append(text)
         url = part.get("image_url")
         if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
             media, _, data = url[5:].partition(";base64,")
@@ -68,8 +77,24 @@ def _from_parts(parts: list[Any]) -> OutputInfo:
 
 
 def _from_object(obj: dict[str, Any]) -> OutputInfo:
-    content = obj.get("content", obj.get("output", ""))
-    info = _from_parts(content) if isinstance(content, list) else _from_string(str(content or ""))
+    """An output written as one object: its body under `content`, `content_items`, `output`
+    or `text` (a list of items, a string, or a nested object); else the object itself, shown
+    as JSON rather than as no output."""
+    key = next((key for key in ("content", "content_items", "output", "text") if obj.get(key) not in (None, "", [])), None)
+    content = obj.get(key) if key else None
+    if isinstance(content, list):
+        info = _from_parts(content)
+    elif isinstance(content, dict):
+        info = _from_object(content)
+    elif content is not None:
+        info = _from_string(str(content))
+    else:
+        rest = {k: v for k, v in obj.items() if k not in ("success", "error", "content", "content_items", "output", "text")
+                and v is not None}
+        info = OutputInfo(text=json.dumps(rest, ensure_ascii=False, sort_keys=True) if rest else "")
+    error = obj.get("error")
+    if isinstance(error, str) and error and error not in info.text:
+        info.text = f"{info.text}\n{error}".strip()
     if obj.get("success") is False:
         info.is_error = True
     return info

@@ -115,7 +115,7 @@ class CodexReader(FileReader):
             meta = next((r.payload for r in records if r.kind == "session_meta"), {})
             metas[ident] = meta
             copied: list[Record] = []
-            if copies_history(meta) and records and records[0].kind == "session_meta":
+            if copies_history(meta, records) and records and records[0].kind == "session_meta":
                 origin = forked_from(meta) or parent_thread(meta) or ""
                 parent = by_id.get(origin)
                 start = own_start(records, meta, parent[1] if parent else None)

@@ -42,7 +42,10 @@ ITEM_TYPES = frozenset(
         "image_generation_call",
         "compaction",
         "compaction_summary",
+        "context_compaction",
         "ghost_snapshot",
+        "additional_tools",
+        "agent_message",
     }
 )
 

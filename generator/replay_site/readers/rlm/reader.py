@@ -1,12 +1,15 @@
 """rlm-code (SuperagenticAI/rlm-code): recursive language-model runs with rewards, memory,
 variables, child agents and checkpoints.
 
-Four on-disk shapes, told apart the way the producer's `SessionReplayer` tells them apart
-(FORMATS.md (d)), but from the first object only, so discovery stays cheap:
+Seven on-disk shapes, told apart (like the producer's `SessionReplayer`, FORMATS.md (d)) from
+the first object only, so discovery stays cheap:
 - native SessionEvent JSONL (`event_type` from SessionEventType, ISO timestamps)  -> native.py
 - legacy trajectory events (`event_type` run_start/iteration_*, float epoch timestamps) -> trajectory.py
 - run files (`type` step/final + `run_id` + `environment`)                            -> runs.py
 - snapshot JSON (one object with `snapshot_id` and `steps`; checkpoints too)             -> native.py
+- the native agent's journal (`events.jsonl`, dotted `type`s, `sequence`, 0.1.12+)      -> agent.py
+- the observability sink's step files and run summaries (`run_id` + `cumulative_reward`) -> observed.py
+The agent's journal has gptme's file name, events.jsonl: it is told apart by its content.
 Only `event_type` values rlm-code writes are claimed; Codex and Claude also use `type`, so a
 run file must have `type` step/final *and* `run_id` *and* `environment`.
 """
@@ -21,11 +24,14 @@ from typing import Literal
 from replay_site.model import Fact, Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.files import Head, plain_name, read_head
+from replay_site.readers.rlm.agent import is_agent_event, read_agent
 from replay_site.readers.rlm.native import read_native, read_snapshot
+from replay_site.readers.rlm.observed import is_step_line, is_summary_line, read_observed, read_summaries
 from replay_site.readers.rlm.runs import read_runs
 from replay_site.readers.rlm.trajectory import read_trajectory
 
-Shape = Literal["native", "trajectory", "run", "snapshot"]
+Shape = Literal["native", "trajectory", "run", "snapshot", "agent", "steps", "summaries"]
+APPROVALS = "approvals.jsonl"  # the agent's approval audit, beside its journal
 
 _NATIVE_ONLY = {
     "session_start", "session_end", "step_start", "step_action", "step_result", "step_end",
@@ -50,6 +56,12 @@ def sniff_head(path: Path, head: Head) -> Shape | None:
     first = head.first_object()
     if first is None:
         return None
+    if is_agent_event(first):
+        return "agent"
+    if is_step_line(first):
+        return "steps"
+    if is_summary_line(first):
+        return "summaries"
     kind = first.get("event_type")
     if isinstance(kind, str):
         if kind in _NATIVE_ONLY:
@@ -107,7 +119,11 @@ class RlmReader(FileReader):
     def default_dirs(self) -> list[Path]:
         # SessionStore keeps snapshots/checkpoints under ~/.rlm_code/sessions; RLMRunner writes
         # run files under the working directory it was started in.
-        return [Path.home() / ".rlm_code" / "sessions", Path.cwd() / ".rlm_code" / "rlm" / "runs"]
+        # The native agent keeps its journals under the repository it works on, and the
+        # observability sink its step files beside the runs folder.
+        here = Path.cwd() / ".rlm_code"
+        return [Path.home() / ".rlm_code" / "sessions", here / "rlm" / "runs", here / "agent" / "sessions",
+                here / "rlm" / "observability"]
 
     def detect(self, path: Path, head: Head) -> Found | None:
         shape = sniff_head(path, head)
@@ -138,6 +154,10 @@ class RlmReader(FileReader):
         for path, item in sorted(found.items(), key=lambda entry: (SHAPE_RANK[entry[1].shape], entry[0])):
             if item.shape == "run":
                 continue
+            if item.shape == "agent":
+                audit = path.parent / APPROVALS
+                groups.append(("", {"agent"}, SessionSource("rlm", path, root, (audit,) if audit.is_file() else ())))
+                continue
             candidates = [index for index, (run_id, shapes, _) in enumerate(groups)
                           if item.run_id and run_id == item.run_id and item.shape not in shapes]
             if not candidates:
@@ -161,6 +181,12 @@ class RlmReader(FileReader):
             sessions = [read_trajectory(source.path, label)]
         elif shape == "snapshot":
             sessions = [read_snapshot(source.path, label)]
+        elif shape == "agent":
+            return [read_agent(source.path, label, tuple((path, source.label(path)) for path in source.related))]
+        elif shape == "steps":
+            sessions = [read_observed(source.path, label)]
+        elif shape == "summaries":
+            sessions = [read_summaries(source.path, label)]
         else:
             session = Session(id=source.path.name, format="rlm", source=label)
             session.warn("warning", "not an rlm-code session file (nothing recognisable in its first lines)")
@@ -177,7 +203,7 @@ def _also_recorded(run: Session, path: Path, shape: Shape | None, label: str) ->
     """A run's session events or snapshot, merged into the session of its run file: its steps
     are the run file's (not shown twice, so its lines are counted as not shown), but the model
     is only written there (session_start, snapshot `model`)."""
-    read = {"native": read_native, "snapshot": read_snapshot, "trajectory": read_trajectory}.get(shape or "")
+    read = {"native": read_native, "snapshot": read_snapshot, "trajectory": read_trajectory, "steps": read_observed}.get(shape or "")
     if read is None:
         return
     other = read(path, label)
@@ -198,8 +224,9 @@ class Found:
     parent_run: str | None = None
 
 
-SHAPE_RANK = {"run": 0, "native": 1, "snapshot": 2, "trajectory": 3}
-SHAPE_NAMES = {"run": "run file", "native": "session events", "snapshot": "snapshot", "trajectory": "trajectory"}
+SHAPE_RANK = {"run": 0, "native": 1, "snapshot": 2, "trajectory": 3, "steps": 4, "agent": 5, "summaries": 6}
+SHAPE_NAMES = {"run": "run file", "native": "session events", "snapshot": "snapshot", "trajectory": "trajectory",
+               "steps": "observed steps", "agent": "agent journal", "summaries": "run summaries"}
 _RUN_ID = re.compile(rb'"run_id"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -215,7 +242,7 @@ def _shared_depth(one: Path, other: Path) -> int:
 
 def _recorded_run(shape: Shape, head: Head) -> str | None:
     """The run a session-event file or snapshot records (`run_id`), from its head."""
-    if shape == "native":
+    if shape in ("native", "steps"):
         first = head.first_object() or {}
         return first.get("run_id") if isinstance(first.get("run_id"), str) and first["run_id"] else None
     if shape == "snapshot":
