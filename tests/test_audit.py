@@ -139,7 +139,8 @@ def test_the_card_comes_before_the_first_step(audit_site):
     page = soup(audit_site / _entry(audit_site, "d5000000-0000-4000-8000-00000000000a")["page"])
     card = page.find(id="what-went-wrong")
     assert card.find_next(id="step-1") is not None and card.find_previous(id="step-1") is None
-    assert card.select_one(".verdict").get_text(strip=True) == "Failed at #4, fixed at #7, passing again at #8."
+    # fixed: the same pytest passed at #8 (the Edit at #7 is the first change after it)
+    assert card.select_one(".verdict").get_text(strip=True) == "Failed at #4, fixed at #8."
     assert "python -m pytest -q" in card.get_text()
     assert card.select_one("pre.error-tail").get_text().endswith("1 failed, 3 passed in 0.05s")
     groups = [[td.get_text(strip=True) for td in tr.find_all("td")] for tr in card.select("table.error-groups tbody tr")]

@@ -161,34 +161,43 @@ STATED_STATUS = {"completed": "completed", "failed": "failed", "cancelled": "int
 UNFINISHED_STATUS = {"running", "incomplete"}
 
 
+# gptme's `complete` tool: the agent's own word that it has finished, though a call.
+COMPLETION_TOOLS = frozenset({"complete"})
+
+
 def outcome(session: Session) -> str:
     """How the session ended: one rule for every format (README, "How a session ended").
 
     1. What the log states wins: the reader's `outcome` (a completion record, the user's
        interrupt, a final API error), then its `status` (Glue's termination_status, rlm's
        completion flag). A status saying it did not finish ("running", "incomplete") -> unknown.
+       A stated completion whose last step is the agent's calls alone, all answered, with not a
+       word from it (stopped mid-work) -> unknown: the agent never said what it made of them.
     2. Otherwise the session's last turn (from its last user or assistant step on) decides:
        an error there (an error step, an aborted turn) -> failed; a user message left
        unanswered, or a call of the last answer whose result never came -> unknown; the last
-       answer's own last call failed with nothing after it -> failed; else the agent had the
-       last word -> completed, whatever failed before it. No steps at all -> unknown."""
+       answer's own last call failed with nothing after it -> failed; its calls all came back
+       and nothing came after them (the log stops mid-work, or the agent is still running)
+       -> unknown; else the agent had the last word -> completed, whatever failed before it.
+       No steps at all -> unknown."""
     stated = getattr(session, "outcome", None) or STATED_STATUS.get(session.status or "")
-    if stated:
-        return stated
-    if session.status in UNFINISHED_STATUS:
-        return "unknown"
     turns = [index for index, step in enumerate(session.steps) if step.kind in ("user", "assistant")]
-    if not turns:
+    last = session.steps[turns[-1]] if turns else None
+    # An orphan result (no call in the log) is not a call the agent made, so not its last.
+    calls = [call for call in last.tool_calls if not call.orphan] if last is not None else []
+    mid_work = last is not None and last.kind == "assistant" and bool(calls) and calls[-1].name not in COMPLETION_TOOLS
+    if stated:
+        return "unknown" if stated == "completed" and mid_work and not last.text.strip() else stated
+    if session.status in UNFINISHED_STATUS or last is None:
         return "unknown"
     last_turn = session.steps[turns[-1]:]
-    last = last_turn[0]
     if any(step.error for step in last_turn):
         return "failed"
-    # An orphan result (no call in the log) is not a call the agent made, so not its last.
-    calls = [call for call in last.tool_calls if not call.orphan]
     if last.kind != "assistant" or any(call.missing_result for call in calls):
         return "unknown"
-    return "failed" if calls and calls[-1].is_error else "completed"
+    if calls and calls[-1].is_error:
+        return "failed"
+    return "unknown" if mid_work else "completed"
 
 
 def child_steps(session: Session) -> dict[str, int]:

@@ -261,7 +261,7 @@ def digest(session: Session, summary: SessionSummary, standalone: bool = False, 
             folded.add(step)
     shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
     return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
-                         folded.index(session.cost.priced_steps > 0), shown, views_audit.ledger_head(folded.ledger.ledger()), folded.wrong.result(),
+                         folded.index(session.cost.priced_steps > 0), shown, views_audit.ledger_head(folded.ledger.ledger()), folded.wrong.result(summary.outcome),
                          timeline.timeline(session))
 
 
