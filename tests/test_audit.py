@@ -102,9 +102,11 @@ def test_the_ledger_on_the_first_page_links_each_step(audit_site):
     files = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-files tbody tr")]
     assert files == [["/home/dev/recover/parse.py", "modified", "+1", "−1", "#6 #7"],
                      ["/home/dev/recover/CHANGES.md", "created", "+3", "−0", "#9"]]
-    commands = [[td.get_text(strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-commands tbody tr")]
-    assert commands == [["python -m pytest -q", "1", "—", "#4"], ["pytest -q tests/test_parse.py", "—", "1.3s", "#8"],
-                        ["git status --short", "—", "—", "#10"]]
+    commands = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-commands tbody tr")]
+    # each command titled by its Bash `description` (lines 4, 12, 16: "Run the tests", …)
+    assert commands == [["Run the tests python -m pytest -q", "1", "—", "#4"], ["Run the parser tests pytest -q tests/test_parse.py", "—", "1.3s", "#8"],
+                        ["See what changed git status --short", "—", "—", "#10"]]
+    assert [span.get_text() for span in ledger_block.select("#ledger-commands .call-title")] == ["Run the tests", "Run the parser tests", "See what changed"]
     assert [a["href"] for a in ledger_block.select("#ledger-files a")] == ["#step-6", "#step-7", "#step-9"]
     assert "sortable" in ledger_block.select_one("#ledger-files")["class"]  # JS sorts; without it, a plain table
     # before the first step

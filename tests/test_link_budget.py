@@ -78,7 +78,8 @@ def test_entries_beyond_the_budget_stay_as_text_with_their_step_number(first_pag
     # the header's error list comes before the card on the page, but is linked after it: its
     # entries on pages 3-5 and 11-18 are text, those on budgeted pages links
     entries = page.select("ul.error-list li")
-    assert [li.get_text() for li in entries][:3] == ["step 2: Read failed", "step 3: Read failed", "step 4: Read failed"]
+    # each names what failed: the tool and its path
+    assert [li.get_text() for li in entries][:3] == ["step 2: Read missing_0.py failed", "step 3: Read missing_1.py failed", "step 4: Read missing_2.py failed"]
     linked = [int(li.a["href"].rpartition("-")[2]) for li in entries if li.a]
     text = [int(li.span["data-step-link"]) for li in entries if li.span]
     assert linked == [2, 6, 7, 19] and text == [3, 4, 5, *range(11, 19)]

@@ -149,3 +149,42 @@ def test_card_on_the_page_names_the_failure_and_the_probe(tmp_path):
     assert card.select_one(".verdict").get_text(strip=True) == "Failed at #3, fixed at #5."
     assert "Run the date tests" in card.select_one(".call-title").get_text()
     assert [li.get_text(" ", strip=True) for li in card.select(".probes li")] == ["#2 rg -n parse_date src/legacy"]
+
+
+def _bash_descriptions(log: Path) -> list[str]:
+    """Every Bash tool_use's `description` in a Claude Code log, from the raw lines."""
+    found = []
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        message = record.get("message") if isinstance(record, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Bash":
+                described = (block.get("input") or {}).get("description")
+                if isinstance(described, str) and described.strip():
+                    found.append(" ".join(described.split()))
+    return found
+
+
+def test_every_claude_bash_description_is_on_its_page_and_in_search(built, corpus):
+    out, document = built
+    checked = 0
+    for entry in document["sessions"]:
+        if entry["format"] != "claude":
+            continue
+        wanted = _bash_descriptions(corpus / entry["source"])
+        slug = Path(entry["page"]).stem
+        pages = [out / entry["page"], *sorted((out / "sessions").glob(f"{slug}/*.html"))]
+        titles = [span.get_text() for page in pages if page.exists() for span in soup(page).select(".tool-call .call-title")]
+        assert sorted(titles) == sorted(wanted), entry["id"]
+        shard = (out / "assets/search" / f"{slug}.js").read_text(encoding="utf-8")
+        entries = json.loads(shard.split("=", 2)[-1].rstrip().rstrip(";"))
+        searched = " ".join(str(part) for found in entries for part in found)
+        assert [text for text in wanted if text not in searched] == [], entry["id"]
+        checked += len(wanted)
+    # the corpus's Claude Code Bash calls with a description: 39 in session-196820da, 6 in
+    # incremental-subagents/turn-1, 3 in its agent-a485154, 1 in 4c2ddfdc, 1 in representative_messages
+    assert checked == 50

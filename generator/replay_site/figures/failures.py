@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from replay_site import ansi
 from replay_site.figures.failure_kinds import CHECK, PROBE, STEP, command_key, failure_kind, is_poll, is_refusal
-from replay_site.figures.ledger import is_command
+from replay_site.figures.ledger import command_title, is_command
 from replay_site.model import Session, Step, ToolCall
 
 __all__ = ["Aftermath", "ErrorGroup", "Failure", "WhatWentWrong", "WrongFold", "call_action", "command_key", "what_went_wrong"]
@@ -94,13 +94,6 @@ def call_action(call: ToolCall) -> str:
     return f"{call.name} {value}".strip()
 
 
-def description(call: ToolCall) -> str:
-    """What the agent said a call was for, when the log records it (Claude Code's Bash
-    `description`): a command's title."""
-    value = call.arguments.get("description") if isinstance(call.arguments, dict) else None
-    return value.strip() if isinstance(value, str) and is_command(call) else ""
-
-
 def _kind(call: ToolCall) -> str:
     return f"exit {call.exit_code}" if call.exit_code not in (None, 0) else "error"
 
@@ -166,7 +159,7 @@ class WrongFold:
             if kind == PROBE:
                 self._probe(step.number, call, index)
             else:
-                failure = Failure(step.number, call.name, _kind(call), call_action(call), _tail(call.output or ""), _key(call), description(call))
+                failure = Failure(step.number, call.name, _kind(call), call_action(call), _tail(call.output or ""), _key(call), command_title(call))
                 self._follow(kind, failure, index)
         if step.error:
             self._group(STEP_ERROR, "error", step.number)

@@ -35,9 +35,8 @@ from replay_site.pages.views_steps import (
     step_view,
 )
 
-# The prompt outline shows this much of each user prompt; an error label this much.
+# The prompt outline shows this much of each user prompt.
 PROMPT_CHARS = 80
-ERROR_CHARS = 80
 # Entries of the whole session's error list and prompt outline on its first page: past this,
 # the page would grow with the session's length; every later page lists its own.
 LISTED = 1_000
@@ -166,24 +165,6 @@ def _warnings(problems: list[Problem]) -> str:
     return ", ".join(formatting.counted(count, noun) for count, noun in parts if count)
 
 
-def _first_line(text: str, limit: int) -> str:
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-def _error_label(step: Step) -> str:
-    failed = [call for call in step.tool_calls if call.is_error]
-    if step.error:
-        label = _first_line(step.error, ERROR_CHARS) or "error"
-    else:
-        label = ", ".join(dict.fromkeys(call.name for call in failed)) + " failed"
-        codes = [call.exit_code for call in failed if call.exit_code not in (None, 0)]
-        if codes:
-            label += f" (exit {codes[0]})"
-    extra = len(failed) + (1 if step.error else 0) - 1
-    return label + (f" and {formatting.counted(extra, 'more error')}" if extra > 0 else "")
-
-
 @dataclass
 class SessionIndex:
     """What every page needs from the whole session, gathered in one pass over its steps."""
@@ -288,9 +269,9 @@ class StepFolds:
         self.ledger.add(step)
         self.wrong.add(step)
         if step.error_count:
-            self._errors.append((step.number, _error_label(step)))
+            self._errors.append((step.number, views_audit.error_label(step)))
         if step.kind == "user" and not step.collapsed and (step.text or step.title):
-            self._prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
+            self._prompts.append((step.number, formatting.first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             self._checkpoints.append((step.number, step.checkpoint))
 

@@ -4,14 +4,20 @@ here they are written once and linked to the page holding each step."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong
-from replay_site.figures.ledger import CommandRun, FileTouch, Ledger
+from replay_site import ansi
+from replay_site.figures.failure_kinds import is_refusal
+from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong, call_action
+from replay_site.figures.ledger import CommandRun, FileTouch, Ledger, command_title
 from replay_site.figures.site_files import ChangedFile
+from replay_site.model import Step
 from replay_site.pages import formatting, paging
 
+# An error list's entry names what failed in about this many characters a part.
+ERROR_CHARS = 80
 # A command is shown by its first line, this long at most (the step holds all of it).
 COMMAND_CHARS = 160
 ACTION_CHARS = 120
@@ -52,6 +58,7 @@ class FileRow:
 @dataclass
 class CommandRow:
     command: str
+    title: str  # what the agent said it was for, or ""
     exit_code: str
     exit_value: int  # for sorting: -1 when the log gives none
     failed: bool
@@ -145,7 +152,8 @@ def ledger_view(found: LedgerHead, href: StepHref) -> LedgerView:
             if touches > ROW_STEPS + 1:
                 row.more = f"{touches - ROW_STEPS - 1:,} more"
         files.append(row)
-    commands = [CommandRow(short(run.command, COMMAND_CHARS), "—" if run.exit_code is None else str(run.exit_code),
+    commands = [CommandRow(short(run.command, COMMAND_CHARS), formatting.first_line(run.title, ACTION_CHARS),
+                           "—" if run.exit_code is None else str(run.exit_code),
                            -1 if run.exit_code is None else run.exit_code, run.failed,
                            formatting.duration(run.duration_s), -1 if run.duration_s is None else run.duration_s, _jump(run.step, href))
                 for run in found.commands]
@@ -215,6 +223,48 @@ def card_view(found: WhatWentWrong, href: StepHref) -> CardView:
         refusals=refusals, refusals_line="Declined by the user" + (f" ({found.refusal_count:,}, the first {len(refusals)})" if found.refusal_count > len(refusals) else ""),
         groups=groups,
     )
+
+
+def error_label(step: Step) -> str:
+    """What failed at a step, in a line: the step's own error, else its first failed call by
+    its command's first words (and what the agent said it was for) or its tool and target,
+    its exit code and its error's last line ("npm test failed (exit 1): AssertionError …")."""
+    failed = [call for call in step.tool_calls if call.is_error]
+    if step.error:
+        label = formatting.first_line(step.error, ERROR_CHARS) or "error"
+    elif failed:
+        call = failed[0]
+        what = formatting.first_line(call_action(call), ERROR_CHARS // 2) or call.name
+        title = command_title(call)
+        label = (f"{formatting.first_line(title, ERROR_CHARS // 2)}: {what}" if title else what)
+        if is_refusal(call):
+            return label + " declined by the user" + _more(len(failed) + (1 if step.error else 0) - 1)
+        label += " failed"
+        if call.exit_code not in (None, 0):
+            label += f" (exit {call.exit_code})"
+        last = _last_line(call.output or "")
+        if last and last not in what:
+            label += f": {formatting.first_line(last, ERROR_CHARS)}"
+    else:
+        return "error"
+    return label + _more(len(failed) + (1 if step.error else 0) - 1)
+
+
+def _more(extra: int) -> str:
+    return f" and {formatting.counted(extra, 'more error')}" if extra > 0 else ""
+
+
+_SAYS_WHAT_FAILED = re.compile(r"error|fail|assert|exception|not found|no such|denied|not permitted|cannot|panic", re.IGNORECASE)
+_EXIT_LINE = re.compile(r"^\W*(exit|return) code\W*\d*\W*$", re.IGNORECASE)
+
+
+def _last_line(text: str) -> str:
+    """The line of an output that says what failed: the last naming an error or a failure
+    (AssertionError, FAILED, No such file), else the last with a few words on it (a rule of
+    dashes, an "Exit code 1" line are not)."""
+    lines = [line.strip() for line in ansi.plain(text[-4000:]).splitlines()]
+    wordy = [line for line in lines if sum(char.isalpha() for char in line) >= 3 and not _EXIT_LINE.match(line)]
+    return next((line for line in reversed(wordy) if _SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
 
 
 @dataclass
