@@ -49,7 +49,19 @@ def test_check_names_sessions_over_budget_and_exits_1(corpus):
     assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("1789374063402-48211-1k2x9fq", 2)]
     within = runner.invoke(app, ["check", str(corpus / SESSION), "--max-errors", "2", "--max-cost", "100"])
     assert within.exit_code == 0, within.output
-    assert "1 sessions checked, 0 over budget" in within.stdout
+    assert "1 session checked, 0 over budget, 0 cost unknown" in within.stdout
+
+
+def test_check_on_the_corpus_tells_over_budget_from_cost_unknown(corpus):
+    # --max-cost 1: Claude 196820da (≈ $7.29) and Codex 019e1625 (≈ $8.37) are over; the 7
+    # sessions of unpriced models (4 gptme local/mock-*, 2 rlm scripted-planner-v2, Glue's
+    # gemma3 step) are cost unknown, not over budget
+    result = runner.invoke(app, ["check", str(corpus), "--max-cost", "1"])
+    assert result.exit_code == 1
+    assert "34 sessions checked, 2 over budget, 7 cost unknown" in result.stdout
+    assert [line.split()[2] for line in result.stdout.splitlines() if line.startswith("OVER BUDGET")] == [
+        "196820da-1026-4b6f-a513-a6aae42da1a6", "019e1625-789d-76c0-80ab-3724b5ddb799"]
+    assert sum(line.startswith("COST UNKNOWN") for line in result.stdout.splitlines()) == 7
 
 
 def test_check_rolls_subagents_into_their_parent_once(corpus):
