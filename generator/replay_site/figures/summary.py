@@ -187,7 +187,7 @@ def outcome(session: Session) -> str:
     calls = [call for call in last.tool_calls if not call.orphan] if last is not None else []
     mid_work = last is not None and last.kind == "assistant" and bool(calls) and calls[-1].name not in COMPLETION_TOOLS
     if stated:
-        return "unknown" if stated == "completed" and mid_work and not last.text.strip() else stated
+        return "unknown" if stated == "completed" and mid_work and not says_something(last) else stated
     if session.status in UNFINISHED_STATUS or last is None:
         return "unknown"
     last_turn = session.steps[turns[-1]:]
@@ -211,12 +211,24 @@ def child_steps(session: Session) -> dict[str, int]:
 
 
 class CallFigures:
-    """What a session's figures need of a tool call (`StepFigures`)."""
+    """What a session's figures need of a tool call (`StepFigures`): its name only when it is
+    a completion tool (outcome), "" otherwise."""
 
-    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id")
+    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id", "name")
 
-    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None) -> None:
+    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None, name: str = "") -> None:
         self.orphan, self.missing_result, self.is_error, self.child_session_id = orphan, missing_result, is_error, child_session_id
+        self.name = name
+
+
+def call_figures(call: ToolCall) -> tuple:
+    """A call's CallFigures as a tuple (shared between the steps that have the same)."""
+    return (call.orphan, call.missing_result, call.is_error, call.child_session_id, call.name if call.name in COMPLETION_TOOLS else "")
+
+
+def says_something(step: Step) -> bool:
+    """Whether the step has text of its own (the outcome asks it of the last answer)."""
+    return bool(step.text and step.text.strip())
 
 
 class StepFigures:
@@ -227,15 +239,16 @@ class StepFigures:
     are) and the model's name are held once, not once a step; and only whether a step has
     an error is kept, not its text (the figures only ask that)."""
 
-    __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "usage", "cost", "model", "reward",
+    __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "text", "usage", "cost", "model", "reward",
                  "cumulative_reward", "tool_calls", "child_session_ids", "failed_tool_calls", "error_count")
 
     def __init__(self, step: Step, shared: dict) -> None:
         self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
         self.error = True if step.error else None
+        self.text = "…" if says_something(step) else ""  # whether it said something, not what
         self.usage, self.cost, self.reward, self.cumulative_reward = step.usage, step.cost, step.reward, step.cumulative_reward
         self.model = shared.setdefault(step.model, step.model)
-        calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
+        calls = tuple(call_figures(call) for call in step.tool_calls)
         self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
         self.failed_tool_calls, self.error_count = step.failed_tool_calls, step.error_count
