@@ -188,3 +188,15 @@ def test_every_claude_bash_description_is_on_its_page_and_in_search(built, corpu
     # the corpus's Claude Code Bash calls with a description: 39 in session-196820da, 6 in
     # incremental-subagents/turn-1, 3 in its agent-a485154, 1 in 4c2ddfdc, 1 in representative_messages
     assert checked == 50
+
+
+def test_a_log_stopping_after_a_tool_result_says_it_stopped_mid_work(tmp_path):
+    # c5…03: the only answer is "Running ruff over the project." with the ruff call, whose
+    # result is the last line: unknown, and the header says why
+    from replay_site.pipeline import stages as site
+
+    site.build([DATA / "claude/-home-dev-verdicts"], tmp_path, site.BuildOptions())
+    page = soup(next((tmp_path / "sessions").glob("c5000000-0000-4000-8000-000000000003*.html")))
+    facts = page.select_one(".outcome-unknown dd").get_text(" ", strip=True)
+    assert facts == "? unknown (stopped mid-work: no answer after the last tool result; it may still be running)"
+    assert page.find(id="what-went-wrong") is None  # nothing failed

@@ -166,6 +166,14 @@ COMPLETION_TOOLS = frozenset({"complete"})
 
 
 def outcome(session: Session) -> str:
+    return ending(session)[0]
+
+
+# Why an outcome is unknown, as the session's header says it.
+STOPPED_MID_WORK = "stopped mid-work: no answer after the last tool result; it may still be running"
+
+
+def ending(session: Session) -> tuple[str, str]:
     """How the session ended: one rule for every format (README, "How a session ended").
 
     1. What the log states wins: the reader's `outcome` (a completion record, the user's
@@ -179,7 +187,8 @@ def outcome(session: Session) -> str:
        answer's own last call failed with nothing after it -> failed; its calls all came back
        and nothing came after them (the log stops mid-work, or the agent is still running)
        -> unknown; else the agent had the last word -> completed, whatever failed before it.
-       No steps at all -> unknown."""
+       No steps at all -> unknown.
+    With, for an unknown outcome, why it is unknown ("" otherwise)."""
     stated = getattr(session, "outcome", None) or STATED_STATUS.get(session.status or "")
     turns = [index for index, step in enumerate(session.steps) if step.kind in ("user", "assistant")]
     last = session.steps[turns[-1]] if turns else None
@@ -187,17 +196,21 @@ def outcome(session: Session) -> str:
     calls = [call for call in last.tool_calls if not call.orphan] if last is not None else []
     mid_work = last is not None and last.kind == "assistant" and bool(calls) and calls[-1].name not in COMPLETION_TOOLS
     if stated:
-        return "unknown" if stated == "completed" and mid_work and not says_something(last) else stated
-    if session.status in UNFINISHED_STATUS or last is None:
-        return "unknown"
+        return ("unknown", STOPPED_MID_WORK) if stated == "completed" and mid_work and not says_something(last) else (stated, "")
+    if session.status in UNFINISHED_STATUS:
+        return "unknown", "the log says it has not finished"
+    if last is None:
+        return "unknown", "no message of the user or the agent"
     last_turn = session.steps[turns[-1]:]
     if any(step.error for step in last_turn):
-        return "failed"
-    if last.kind != "assistant" or any(call.missing_result for call in calls):
-        return "unknown"
+        return "failed", ""
+    if last.kind != "assistant":
+        return "unknown", "it ends on a message nobody answered"
+    if any(call.missing_result for call in calls):
+        return "unknown", "a call's result never came; it may still be running"
     if calls and calls[-1].is_error:
-        return "failed"
-    return "unknown" if mid_work else "completed"
+        return "failed", ""
+    return ("unknown", STOPPED_MID_WORK) if mid_work else ("completed", "")
 
 
 def child_steps(session: Session) -> dict[str, int]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from replay_site.figures.failures import WhatWentWrong, WrongFold
 from replay_site.figures.ledger import LedgerFold
-from replay_site.figures.summary import SessionSummary
+from replay_site.figures.summary import SessionSummary, ending
 from replay_site.model import CostTotal, Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
 from replay_site.pages.formatting import CostText
@@ -62,7 +62,7 @@ class Header:
     unpriced_models: str
     facts: list[Fact]
     status: str | None
-    outcome: tuple[str, str, str]  # (name, mark, word)
+    outcome: tuple[str, str, str, str]  # (name, mark, word, why an unknown one is unknown)
     cwd: str | None
     git: str | None
     source: str
@@ -135,7 +135,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         cost=formatting.total_cost(cost),
         cost_with_children=formatting.total_cost(session.cost_with_children) if rolled else None,
         unpriced_models=", ".join(cost.unpriced_models), facts=session.facts, status=session.status,
-        outcome=(summary.outcome, *formatting.outcome(summary.outcome)),
+        outcome=(summary.outcome, *formatting.outcome(summary.outcome), ending(session)[1] if summary.outcome == "unknown" else ""),
         cwd=session.cwd, git=git, source=session.source, warnings=_warnings(session.problems),
         records=formatting.records_line(session.records)
         if session.records["unknown"] or any(p.kind == "bad_line" for p in session.problems) else None,
