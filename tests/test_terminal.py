@@ -78,3 +78,19 @@ def test_list_prints_one_row_per_session(corpus):
     assert result.exit_code == 0, result.output
     for session_id in ("1789374063402-48211-1k2x9fq", "1790946341220-77310-3q8w0zd", "docs-example-legacy"):
         assert session_id in result.stdout
+
+
+def test_list_has_a_title_column_and_fits_a_100_column_terminal(corpus):
+    # COLUMNS=100: every line fits, the title column is there (cut with "…"), ids are their
+    # unique prefixes, each of which `show` resolves to its session
+    result = runner.invoke(app, ["list", str(corpus)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].split() == ["id", "title", "start", "agent", "outcome", "steps", "cost", "errors"]
+    assert "019e1625-789" in result.stdout and "let's update" in result.stdout
+    shown = runner.invoke(app, ["show", "019e1625-789", "-s", str(corpus), "--max-output", "0"])
+    assert shown.exit_code == 0 and "let's update the defailt context" in shown.stdout, shown.output
+    # piped with no COLUMNS: full ids, one row a line
+    piped = runner.invoke(app, ["list", str(corpus)])
+    assert "019e1625-789d-76c0-80ab-3724b5ddb799" in piped.stdout
