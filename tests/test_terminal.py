@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -94,3 +95,16 @@ def test_list_has_a_title_column_and_fits_a_100_column_terminal(corpus):
     # piped with no COLUMNS: full ids, one row a line
     piped = runner.invoke(app, ["list", str(corpus)])
     assert "019e1625-789d-76c0-80ab-3724b5ddb799" in piped.stdout
+
+
+def test_show_keeps_the_end_of_a_failed_commands_output():
+    # tests/data/claude/-home-dev-verdicts c5…01 #3: pytest's output (Exit code 1, "F..", the
+    # AssertionError, "1 failed, 2 passed in 0.02s"), cut to 30 characters: its end is kept
+    log = Path(__file__).parent / "data/claude/-home-dev-verdicts/c5000000-0000-4000-8000-000000000001.jsonl"
+    result = runner.invoke(app, ["show", str(log), "--max-output", "30"])
+    assert result.exit_code == 0, result.output
+    block = result.stdout.split("[Step 3 ", 1)[1].split("[Step 4 ", 1)[0]
+    assert block.splitlines()[-2].strip().endswith("1 failed, 2 passed in 0.02s") and "more characters] …" in block
+    # a successful output keeps its start: the Edit's at #4
+    block = result.stdout.split("[Step 4 ", 1)[1].split("[Step 5 ", 1)[0]
+    assert "The file /home/dev/verdicts/sr… [28 more characters]" in block

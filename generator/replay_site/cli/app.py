@@ -169,7 +169,7 @@ def formats(
 
 @app.command("list")
 def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
-    """Print a table of sessions: id, start, agent, steps, cost, errors."""
+    """Print a table of sessions: id, title, start, agent, outcome, steps, cost, errors (as wide as the terminal)."""
     with user_errors():
         found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, _prices(prices), redact=False)))
     # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.

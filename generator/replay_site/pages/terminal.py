@@ -27,6 +27,13 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip() + f"… [{len(text) - limit} more characters]"
 
 
+def _cut_keeping_end(text: str, limit: int) -> str:
+    """The end of a text (a failed command's output says what failed last: the assertion, the
+    traceback's last line), what is left out before it counted."""
+    text = text.strip()
+    return text if len(text) <= limit else f"[{len(text) - limit} more characters] …" + text[len(text) - limit:].lstrip()
+
+
 def _step_cost(step: Step) -> str:
     cost = step_cost(step.cost)
     return cost.text if cost else "-"
@@ -51,7 +58,8 @@ def timeline(session: Session, max_prose: int = 400, max_output: int = 300) -> s
             exit_code = f" (exit {call.exit_code})" if call.exit_code is not None else ""
             lines.append(f"  {mark} {call.name}{exit_code}: {head[0] if head else ''}"[:200])
             if call.output:
-                lines.extend("      " + line for line in _cut(call.output, max_output).splitlines())
+                failed = call.is_error or call.exit_code not in (None, 0)
+                lines.extend("      " + line for line in (_cut_keeping_end if failed else _cut)(call.output, max_output).splitlines())
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
