@@ -108,3 +108,11 @@ def test_show_keeps_the_end_of_a_failed_commands_output():
     # a successful output keeps its start: the Edit's at #4
     block = result.stdout.split("[Step 4 ", 1)[1].split("[Step 5 ", 1)[0]
     assert "The file /home/dev/verdicts/sr… [28 more characters]" in block
+
+
+def test_show_last_takes_a_folder_as_list_does(corpus):
+    # `show --last DIR` read DIR as a session to find and said "no dated session found"
+    result = runner.invoke(app, ["show", "--last", str(corpus / "glue")])
+    assert result.exit_code == 0, result.output
+    # the newest Glue session: 1790946341220-… (2026-10-02), titled by its meta.json
+    assert result.stdout.splitlines()[1].startswith("RetryPolicy maxDelay audit (glue, ")

@@ -83,7 +83,11 @@ def _one_session(reference: str | None, last: bool, sources, format_name: str, b
                  patterns: tuple[str, ...] = (), anonymize: bool = False):
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
-    roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
+    if last and reference:
+        # `--last DIR` (as `list DIR`): the argument says where to look, not which session
+        roots, reference = [Path(reference), *(sources or [])], None
+    else:
+        roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
     reading = load.ReadOptions(format_name, book, redact, patterns, anonymize, decisions.load())
     return load.load_session(None if last else reference, roots, reading)
 
