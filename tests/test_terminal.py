@@ -116,3 +116,11 @@ def test_show_last_takes_a_folder_as_list_does(corpus):
     assert result.exit_code == 0, result.output
     # the newest Glue session: 1790946341220-… (2026-10-02), titled by its meta.json
     assert result.stdout.splitlines()[1].startswith("RetryPolicy maxDelay audit (glue, ")
+
+
+def test_an_ambiguous_id_names_its_candidates(corpus):
+    # 01a203f9 begins two Codex sessions (generated-0.47.0 and generated-0.169.0)
+    result = runner.invoke(app, ["show", "01a203f9", "-s", str(corpus / "codex")])
+    assert result.exit_code == 1
+    assert "2 sessions with id '01a203f9': 01a203f9-ef3a-7a82-926c-a0d7af48527a (generated-0.169.0/" in result.stderr
+    assert "; 01a203f9-e260-7c12-8a26-5ff02c66842f (generated-0.47.0/" in result.stderr and "give more of the id" in result.stderr
