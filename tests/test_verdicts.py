@@ -200,3 +200,10 @@ def test_a_log_stopping_after_a_tool_result_says_it_stopped_mid_work(tmp_path):
     facts = page.select_one(".outcome-unknown dd").get_text(" ", strip=True)
     assert facts == "? unknown (stopped mid-work: no answer after the last tool result; it may still be running)"
     assert page.find(id="what-went-wrong") is None  # nothing failed
+
+
+def test_export_around_error_centres_on_the_failure_that_mattered(corpus):
+    # Codex 019e1625: the card's failure is npm test at #47 (not the rg probe at #24): the
+    # window is 5 steps before it and 10 after
+    sessions = _sessions(corpus / "codex")
+    assert around_error(sessions["019e1625-789d-76c0-80ab-3724b5ddb799"]) == range(42, 58)
