@@ -102,9 +102,11 @@ def test_the_ledger_on_the_first_page_links_each_step(audit_site):
     files = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-files tbody tr")]
     assert files == [["/home/dev/recover/parse.py", "modified", "+1", "−1", "#6 #7"],
                      ["/home/dev/recover/CHANGES.md", "created", "+3", "−0", "#9"]]
-    commands = [[td.get_text(strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-commands tbody tr")]
-    assert commands == [["python -m pytest -q", "1", "—", "#4"], ["pytest -q tests/test_parse.py", "—", "1.3s", "#8"],
-                        ["git status --short", "—", "—", "#10"]]
+    commands = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-commands tbody tr")]
+    # each command titled by its Bash `description` (lines 4, 12, 16: "Run the tests", …)
+    assert commands == [["Run the tests python -m pytest -q", "1", "—", "#4"], ["Run the parser tests pytest -q tests/test_parse.py", "—", "1.3s", "#8"],
+                        ["See what changed git status --short", "—", "—", "#10"]]
+    assert [span.get_text() for span in ledger_block.select("#ledger-commands .call-title")] == ["Run the tests", "Run the parser tests", "See what changed"]
     assert [a["href"] for a in ledger_block.select("#ledger-files a")] == ["#step-6", "#step-7", "#step-9"]
     assert "sortable" in ledger_block.select_one("#ledger-files")["class"]  # JS sorts; without it, a plain table
     # before the first step
@@ -139,7 +141,8 @@ def test_the_card_comes_before_the_first_step(audit_site):
     page = soup(audit_site / _entry(audit_site, "d5000000-0000-4000-8000-00000000000a")["page"])
     card = page.find(id="what-went-wrong")
     assert card.find_next(id="step-1") is not None and card.find_previous(id="step-1") is None
-    assert card.select_one(".verdict").get_text(strip=True) == "Failed at #4, fixed at #7, passing again at #8."
+    # fixed: the same pytest passed at #8 (the Edit at #7 is the first change after it)
+    assert card.select_one(".verdict").get_text(strip=True) == "Failed at #4, fixed at #8."
     assert "python -m pytest -q" in card.get_text()
     assert card.select_one("pre.error-tail").get_text().endswith("1 failed, 3 passed in 0.05s")
     groups = [[td.get_text(strip=True) for td in tr.find_all("td")] for tr in card.select("table.error-groups tbody tr")]

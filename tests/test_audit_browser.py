@@ -52,7 +52,8 @@ def test_the_card_and_the_ledger_are_seen_before_the_steps_and_sort(browser, aud
     header = page.locator("#ledger-commands th", has_text="Exit")
     header.click()
     header.click()
-    assert page.locator("#ledger-commands tbody tr td.command").first.inner_text() == "python -m pytest -q"
+    # the command titled by its Bash description (-home-dev-recover line 4)
+    assert page.locator("#ledger-commands tbody tr td.command").first.inner_text() == "Run the tests python -m pytest -q"
     # the card's jump lands on the failed step
     card.locator("a", has_text="#4").first.click()
     assert page.evaluate("() => location.hash") == "#step-4"

@@ -172,10 +172,15 @@ def test_check_needs_a_limit_and_treats_an_unknown_cost_as_unknown(tmp_path):
     result = runner.invoke(app, ["check", str(source)])
     assert result.exit_code == 2 and result.stderr.startswith("error: check needs a limit")
     result = runner.invoke(app, ["check", str(source), "--max-cost", "100"])
-    assert result.exit_code == 1 and "cost unknown (1 unpriced steps: acme/mystery-1)" in result.stdout, result.output
+    # not "over budget": a count of its own, with the flags that price or pass it, and "1 step"
+    assert result.exit_code == 1 and "COST UNKNOWN" in result.stdout and ": 1 unpriced step (acme/mystery-1)" in result.stdout, result.output
+    assert "1 session checked, 0 over budget, 1 cost unknown\n" in result.stdout
+    assert "--prices FILE" in result.stdout and "--allow-unknown-cost" in result.stdout
     result = runner.invoke(app, ["check", str(source), "--max-cost", "100", "--allow-unknown-cost"])
     assert result.exit_code == 0, result.output
-    assert "COST UNKNOWN" in result.stdout and "allowed by --allow-unknown-cost" in result.stdout
+    assert "COST UNKNOWN" in result.stdout and "allowed by --allow-unknown-cost" in result.stdout and "hint:" not in result.stdout
+    verdict = json.loads(runner.invoke(app, ["check", str(source), "--max-cost", "100", "--json"]).stdout)
+    assert verdict["over_budget"] == [] and [(u["unpriced_steps"], u["unpriced_models"]) for u in verdict["cost_unknown"]] == [(1, ["acme/mystery-1"])]
     assert runner.invoke(app, ["check", str(source), "--max-errors", "0"]).exit_code == 0  # cost not asked about
 
 

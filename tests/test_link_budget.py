@@ -6,8 +6,9 @@ small session made here, one step to a page, so that its 20 steps are 20 pages:
   #10 Bash `pytest`, exit 0               #11-#19 Bash `pytest`, exit 1 (9 failures)
   #20 assistant text
 
-What went wrong (figures/failures.py): the first failed command #7, then #8, fixed at #9,
-passing again at #10; groups Read error × 5 (#2-#6) and Bash exit 1 × 10 (#7-#19).
+What went wrong (figures/failures.py): the failed test run #7 (the failed reads are probes,
+the first named on the card: #2), then #8, first change #9, passing again at #10; groups Read
+error × 5 (#2-#6) and Bash exit 1 × 10 (#7-#19).
 """
 from __future__ import annotations
 
@@ -61,11 +62,12 @@ def linked_pages(page: BeautifulSoup) -> set[int]:
 
 def test_the_budget_goes_to_the_pager_then_the_card_and_each_groups_first_and_last(first_page):
     page = first_page
-    # the pager: pages 2 and 20; the card: #7, #8, #9, #10; the groups' ends: #6 and #19 (their
-    # first steps, #2 and #7, are linked already): 8 pages, the whole budget
+    # the pager: pages 2 and 20; the card: #7, #8, #9, #10 and its first probe #2 (linked
+    # already); the groups' ends: #6 and #19 (their first steps, #2 and #7, are linked already):
+    # 8 pages, the whole budget
     assert linked_pages(page) == {2, 20, 7, 8, 9, 10, 6, 19}
     card = page.find(id="what-went-wrong")
-    assert [a["href"] for a in card.select("dl.failure a")] == ["x/7.html#step-7", "x/8.html#step-8", "x/9.html#step-9", "x/10.html#step-10"]
+    assert [a["href"] for a in card.select("dl.failure a")] == ["x/7.html#step-7", "x/8.html#step-8", "x/9.html#step-9", "x/10.html#step-10", "x/2.html#step-2"]
     groups = [[a["href"] for a in tr.find_all("a")] for tr in card.select("table.error-groups tbody tr")]
     assert sorted(groups) == [["x/2.html#step-2", "x/6.html#step-6"], ["x/7.html#step-7", "x/19.html#step-19"]]
     assert not card.select(".step-ref")
@@ -76,7 +78,8 @@ def test_entries_beyond_the_budget_stay_as_text_with_their_step_number(first_pag
     # the header's error list comes before the card on the page, but is linked after it: its
     # entries on pages 3-5 and 11-18 are text, those on budgeted pages links
     entries = page.select("ul.error-list li")
-    assert [li.get_text() for li in entries][:3] == ["step 2: Read failed", "step 3: Read failed", "step 4: Read failed"]
+    # each names what failed: the tool and its path
+    assert [li.get_text() for li in entries][:3] == ["step 2: Read missing_0.py failed", "step 3: Read missing_1.py failed", "step 4: Read missing_2.py failed"]
     linked = [int(li.a["href"].rpartition("-")[2]) for li in entries if li.a]
     text = [int(li.span["data-step-link"]) for li in entries if li.span]
     assert linked == [2, 6, 7, 19] and text == [3, 4, 5, *range(11, 19)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -49,7 +50,19 @@ def test_check_names_sessions_over_budget_and_exits_1(corpus):
     assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("1789374063402-48211-1k2x9fq", 2)]
     within = runner.invoke(app, ["check", str(corpus / SESSION), "--max-errors", "2", "--max-cost", "100"])
     assert within.exit_code == 0, within.output
-    assert "1 sessions checked, 0 over budget" in within.stdout
+    assert "1 session checked, 0 over budget, 0 cost unknown" in within.stdout
+
+
+def test_check_on_the_corpus_tells_over_budget_from_cost_unknown(corpus):
+    # --max-cost 1: Claude 196820da (≈ $7.29) and Codex 019e1625 (≈ $8.37) are over; the 7
+    # sessions of unpriced models (4 gptme local/mock-*, 2 rlm scripted-planner-v2, Glue's
+    # gemma3 step) are cost unknown, not over budget
+    result = runner.invoke(app, ["check", str(corpus), "--max-cost", "1"])
+    assert result.exit_code == 1
+    assert "34 sessions checked, 2 over budget, 7 cost unknown" in result.stdout
+    assert [line.split()[2] for line in result.stdout.splitlines() if line.startswith("OVER BUDGET")] == [
+        "196820da-1026-4b6f-a513-a6aae42da1a6", "019e1625-789d-76c0-80ab-3724b5ddb799"]
+    assert sum(line.startswith("COST UNKNOWN") for line in result.stdout.splitlines()) == 7
 
 
 def test_check_rolls_subagents_into_their_parent_once(corpus):
@@ -66,3 +79,48 @@ def test_list_prints_one_row_per_session(corpus):
     assert result.exit_code == 0, result.output
     for session_id in ("1789374063402-48211-1k2x9fq", "1790946341220-77310-3q8w0zd", "docs-example-legacy"):
         assert session_id in result.stdout
+
+
+def test_list_has_a_title_column_and_fits_a_100_column_terminal(corpus):
+    # COLUMNS=100: every line fits, the title column is there (cut with "…"), ids are their
+    # unique prefixes, each of which `show` resolves to its session
+    result = runner.invoke(app, ["list", str(corpus)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].split() == ["id", "title", "start", "agent", "outcome", "steps", "cost", "errors"]
+    assert "019e1625-789" in result.stdout and "let's update" in result.stdout
+    shown = runner.invoke(app, ["show", "019e1625-789", "-s", str(corpus), "--max-output", "0"])
+    assert shown.exit_code == 0 and "let's update the defailt context" in shown.stdout, shown.output
+    # piped with no COLUMNS: full ids, one row a line
+    piped = runner.invoke(app, ["list", str(corpus)])
+    assert "019e1625-789d-76c0-80ab-3724b5ddb799" in piped.stdout
+
+
+def test_show_keeps_the_end_of_a_failed_commands_output():
+    # tests/data/claude/-home-dev-verdicts c5…01 #3: pytest's output (Exit code 1, "F..", the
+    # AssertionError, "1 failed, 2 passed in 0.02s"), cut to 30 characters: its end is kept
+    log = Path(__file__).parent / "data/claude/-home-dev-verdicts/c5000000-0000-4000-8000-000000000001.jsonl"
+    result = runner.invoke(app, ["show", str(log), "--max-output", "30"])
+    assert result.exit_code == 0, result.output
+    block = result.stdout.split("[Step 3 ", 1)[1].split("[Step 4 ", 1)[0]
+    assert block.splitlines()[-2].strip().endswith("1 failed, 2 passed in 0.02s") and "more characters] …" in block
+    # a successful output keeps its start: the Edit's at #4
+    block = result.stdout.split("[Step 4 ", 1)[1].split("[Step 5 ", 1)[0]
+    assert "The file /home/dev/verdicts/sr… [28 more characters]" in block
+
+
+def test_show_last_takes_a_folder_as_list_does(corpus):
+    # `show --last DIR` read DIR as a session to find and said "no dated session found"
+    result = runner.invoke(app, ["show", "--last", str(corpus / "glue")])
+    assert result.exit_code == 0, result.output
+    # the newest Glue session: 1790946341220-… (2026-10-02), titled by its meta.json
+    assert result.stdout.splitlines()[1].startswith("RetryPolicy maxDelay audit (glue, ")
+
+
+def test_an_ambiguous_id_names_its_candidates(corpus):
+    # 01a203f9 begins two Codex sessions (generated-0.47.0 and generated-0.169.0)
+    result = runner.invoke(app, ["show", "01a203f9", "-s", str(corpus / "codex")])
+    assert result.exit_code == 1
+    assert "2 sessions with id '01a203f9': 01a203f9-ef3a-7a82-926c-a0d7af48527a (generated-0.169.0/" in result.stderr
+    assert "; 01a203f9-e260-7c12-8a26-5ff02c66842f (generated-0.47.0/" in result.stderr and "give more of the id" in result.stderr

@@ -147,6 +147,10 @@ def field_drift(roots: list[Path], format_name: str = "auto") -> tuple[list[str]
     return findings, first_seen
 
 
+# The candidates an ambiguous id names.
+AMBIGUOUS_LISTED = 10
+
+
 def load_session(reference: str | None, roots: list[Path], options: ReadOptions = ReadOptions()) -> Session:
     """One session: `reference` is a log path, a session id (or unique prefix), or None for
     the most recently started session under `roots`."""
@@ -163,9 +167,12 @@ def load_session(reference: str | None, roots: list[Path], options: ReadOptions 
         return max(dated, key=lambda s: (_sortable(s), s.id))
     exact = [s for s in candidates if s.id == reference]
     matches = exact or [s for s in candidates if s.id.startswith(reference)]
-    if len(matches) != 1:
-        reason = "no session" if not matches else f"{len(matches)} sessions"
-        raise DiscoveryError(f"{reason} with id {reference!r} under {', '.join(map(str, roots))}")
+    if not matches:
+        raise DiscoveryError(f"no session with id {reference!r} under {', '.join(map(str, roots))}")
+    if len(matches) > 1:
+        named = "; ".join(f"{s.id} ({s.source})" for s in matches[:AMBIGUOUS_LISTED])
+        more = f"; and {len(matches) - AMBIGUOUS_LISTED} more" if len(matches) > AMBIGUOUS_LISTED else ""
+        raise DiscoveryError(f"{len(matches)} sessions with id {reference!r}: {named}{more}; give more of the id")
     return matches[0]
 
 

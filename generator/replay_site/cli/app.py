@@ -83,7 +83,11 @@ def _one_session(reference: str | None, last: bool, sources, format_name: str, b
                  patterns: tuple[str, ...] = (), anonymize: bool = False):
     if not reference and not last:
         raise DiscoveryError("name a SESSION (log path or id) or pass --last")
-    roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
+    if last and reference:
+        # `--last DIR` (as `list DIR`): the argument says where to look, not which session
+        roots, reference = [Path(reference), *(sources or [])], None
+    else:
+        roots = sources or ([] if reference and Path(reference).exists() else _roots(sources, format_name))
     reading = load.ReadOptions(format_name, book, redact, patterns, anonymize, decisions.load())
     return load.load_session(None if last else reference, roots, reading)
 
@@ -176,7 +180,7 @@ def formats(
 
 @app.command("list")
 def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
-    """Print a table of sessions: id, start, agent, steps, cost, errors."""
+    """Print a table of sessions: id, title, start, agent, outcome, steps, cost, errors (as wide as the terminal)."""
     with user_errors():
         found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, _prices(prices), redact=False)))
     # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.
@@ -221,21 +225,34 @@ def check(
         if max_cost is None and max_errors is None:
             raise UsageMistake("check needs a limit: --max-cost and/or --max-errors")
         found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, _prices(prices), redact=False)))
-    breaches = _with_unknown_costs(terminal.budget_breaches(found, max_cost, max_errors), found,
-                                   max_cost is not None and not allow_unknown_cost)
-    # Allowed, but still said: a passing verdict must not read as "within budget" for them.
-    allowed = [session for session in _top_level(found) if session.cost_with_children.unpriced_steps] \
-        if max_cost is not None and allow_unknown_cost else []
+    breaches = terminal.budget_breaches(found, max_cost, max_errors)
+    over = {id(breach.session) for breach in breaches}
+    # A session whose cost is not all known and not over the limit either way cannot be shown
+    # within --max-cost: it is its own count, failing unless --allow-unknown-cost.
+    unknown = [session for session in _top_level(found) if session.cost_with_children.unpriced_steps and id(session) not in over] \
+        if max_cost is not None else []
+    for breach in breaches:
+        if max_cost is not None and breach.cost.unpriced_steps:
+            breach.reasons.append(f"cost unknown ({_unpriced(breach.cost)})")
     if as_json:
         typer.echo(json.dumps({"checked": len(found), "over_budget": [b.as_dict() for b in breaches],
-                               "cost_unknown_allowed": [session.id for session in allowed]}, indent=2, ensure_ascii=True))
+                               "cost_unknown": [{"id": session.id, "source": session.source,
+                                                 "unpriced_steps": session.cost_with_children.unpriced_steps,
+                                                 "unpriced_models": list(session.cost_with_children.unpriced_models)} for session in unknown],
+                               "cost_unknown_allowed": [session.id for session in unknown] if allow_unknown_cost else []},
+                              indent=2, ensure_ascii=True))
     else:
         for breach in breaches:
             say(f"OVER BUDGET {breach.session.id} ({breach.session.source}): {'; '.join(breach.reasons)}", line=True)
-        for session in allowed:
-            say(f"COST UNKNOWN {session.id} ({session.source}): allowed by --allow-unknown-cost", line=True)
-        typer.echo(f"{len(found)} sessions checked, {len(breaches)} over budget")
-    if breaches:
+        for session in unknown:
+            allowed = "; allowed by --allow-unknown-cost" if allow_unknown_cost else ""
+            say(f"COST UNKNOWN {session.id} ({session.source}): {_unpriced(session.cost_with_children)}{allowed}", line=True)
+        line = f"{counted(len(found), 'session')} checked, {len(breaches):,} over budget"
+        typer.echo(line + (f", {len(unknown):,} cost unknown" if max_cost is not None else ""))
+        if unknown and not allow_unknown_cost:
+            typer.echo(f"hint: {counted(len(unknown), 'session')} {'uses' if len(unknown) == 1 else 'use'} models without a price: "
+                       "give their prices with --prices FILE, or pass them with --allow-unknown-cost")
+    if breaches or (unknown and not allow_unknown_cost):
         raise typer.Exit(1)
 
 
@@ -244,25 +261,9 @@ def _top_level(sessions) -> list:
     return [session for session in sessions if not (session.parent_id and session.relation == "subagent")]
 
 
-def _with_unknown_costs(breaches: list[terminal.BudgetBreach], sessions, unknown_fails: bool) -> list[terminal.BudgetBreach]:
-    """A session with unpriced steps has an unknown cost: it cannot be shown to be within
-    --max-cost, so it fails unless --allow-unknown-cost."""
-    if not unknown_fails:
-        return breaches
-    by_session = {id(breach.session): breach for breach in breaches}
-    for session in _top_level(sessions):
-        cost = session.cost_with_children
-        if not cost.unpriced_steps:
-            continue
-        models = ", ".join(cost.unpriced_models) or "unknown model"
-        reason = f"cost unknown ({cost.unpriced_steps} unpriced steps: {models})"
-        if id(session) in by_session:
-            by_session[id(session)].reasons.append(reason)
-        else:
-            errors = session.error_count + sum(child.error_count for child in session.rolled_up_children())
-            by_session[id(session)] = terminal.BudgetBreach(session, cost, errors, [reason])
-    order = {id(session): index for index, session in enumerate(sessions)}
-    return sorted(by_session.values(), key=lambda breach: order[id(breach.session)])
+def _unpriced(cost) -> str:
+    """"7 unpriced steps (local/mock-alpha, local/mock-beta)": what makes a cost unknown."""
+    return f"{counted(cost.unpriced_steps, 'unpriced step')} ({', '.join(cost.unpriced_models) or 'unknown model'})"
 
 
 @app.command()

@@ -1,31 +1,38 @@
-"""What went wrong in a session: the failure that mattered, what came next, whether the
-session recovered, and its errors grouped by tool and kind. From the model alone.
+"""What went wrong in a session: the failure that mattered, what came next, how it came out,
+the probes and the user's refusals beside it, and its errors grouped by tool and kind. From
+the model alone (README, "What went wrong").
 
-The failure that mattered is the first failed shell command (a test run, a build), since
-a failed read or search is usually the agent feeling its way; without one, the first step
-error (an API error), else the first failed call. It counts as passing again where the same
-command (by its program: `python -m pytest -q` and `pytest tests/` are both pytest) next
-succeeded, and as fixed at the first later step that changed a file, when that came before.
+The failure that mattered is of the most telling kind present (figures/failure_kinds.py: a
+test, build, type check or lint run, then another command, a step's own error, another call);
+a probe (a search or list that found nothing, a read of a path that is not there, a sandbox
+refusal) never is, nor is a failure made moot later in the same step (the same action
+succeeding there), nor a call the user refused (its own kind: declined by the user). Within a
+kind, one the agent worked on (the same action, or a code cell's immediate retry, later
+succeeded) outranks one it walked past; else the first. How it came out is judged from what
+came after: fixed (that later success), answered (not run again, and the session ended with
+the agent's answer), not run again (the session went on), not recovered (nothing came after).
 """
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 from replay_site import ansi
-from replay_site.figures.ledger import is_command
+from replay_site.figures.failure_kinds import CHECK, PROBE, STEP, command_key, failure_kind, is_poll, is_refusal
+from replay_site.figures.ledger import command_title, is_command
 from replay_site.model import Session, Step, ToolCall
+
+__all__ = ["Aftermath", "ErrorGroup", "Failure", "WhatWentWrong", "WrongFold", "call_action", "command_key", "what_went_wrong"]
 
 # The error's last lines shown, and how much of each.
 TAIL_LINES = 6
 LINE_CHARS = 200
 STEP_ERROR = "step error"  # the "tool" of a step's own error (API error, error record)
-# Words that run the program named after them.
-_RUNNERS = frozenset({"python", "python3", "-m", "uv", "uvx", "run", "poetry", "pipenv", "npx", "bunx", "bundle",
-                      "exec", "sudo", "time", "env", "nice", "timeout"})
-# Programs whose first word after them says what they do (cargo test, npm run build).
-_WITH_SUBCOMMAND = frozenset({"cargo", "go", "npm", "pnpm", "yarn", "bun", "make", "git", "dotnet", "mvn", "gradle",
-                              "./gradlew", "tox", "nox", "just", "deno"})
+# Failures of one kind followed at once, each a different action: past these, a later failure
+# of the kind can only be its first (the fold's work stays bounded on a session of any length).
+FOLLOWED_PER_KIND = 8
+# Probes and refusals named on the card (the rest are counted).
+LISTED = 5
+RECOVERIES = ("fixed", "recovered", "answered", "not_run_again", "not_recovered")
 
 
 @dataclass(slots=True)
@@ -36,6 +43,7 @@ class Failure:
     action: str  # the command, or the tool and what it was called on
     tail: list[str]  # the last lines of its error
     key: tuple[str, ...]  # what a later success must match to count as the same action
+    description: str = ""  # what the agent said the call was for (Claude Code's Bash description)
 
 
 @dataclass(slots=True)
@@ -49,48 +57,30 @@ class ErrorGroup:
 
 @dataclass(slots=True)
 class Aftermath:
-    """A step number and what happened there."""
+    """A step number and what happened there (`index`: the call's place in the step, -1 for
+    a reply), so two aftermaths can be told the same call or not."""
 
     step: int
     action: str
+    index: int = -1
 
 
 @dataclass(slots=True)
 class WhatWentWrong:
-    first: Failure
-    next: Aftermath | None  # the agent's next action after the failure
+    first: Failure | None  # the failure that mattered; None when only probes failed or the user declined
+    next: Aftermath | None  # the agent's next action after it (never the passing run itself)
     fixed: Aftermath | None  # the first later change of a file
-    passed: Aftermath | None  # the same action succeeding later
-    groups: list[ErrorGroup]
+    passed: Aftermath | None  # the same action succeeding later (the next good reply after a step error)
+    recovery: str | None  # one of RECOVERIES; None without a failure that mattered
+    probes: list[Aftermath]  # the first LISTED probes
+    probe_count: int
+    refusals: list[Aftermath]  # the first LISTED calls the user refused
+    refusal_count: int
+    groups: list[ErrorGroup]  # refusals are not errors: not in them
 
     @property
     def recovered(self) -> bool:
-        return self.passed is not None
-
-
-def command_key(command: str) -> tuple[str, ...]:
-    """The program a command line runs (the last of a `cd x && …` chain's parts that names
-    one), past environment assignments and runners, with its subcommand for the tools that
-    have them."""
-    try:
-        words = shlex.split(command.strip().splitlines()[0] if command.strip() else "")
-    except ValueError:
-        words = command.split()
-    parts: list[list[str]] = [[]]
-    for word in words:
-        if word in ("&&", ";", "||", "|"):
-            parts.append([])
-        else:
-            parts[-1].append(word)
-    chosen = next((part for part in parts if part and part[0] != "cd"), words)
-    rest = [word for word in chosen if "=" not in word.split("/")[0] or word.startswith("-")]
-    while rest and rest[0] in _RUNNERS:
-        rest = rest[1:]
-    if not rest:
-        return ("",)
-    program = rest[0].rsplit("/", 1)[-1] if not rest[0].startswith("./") else rest[0]
-    subcommand = next((word for word in rest[1:] if not word.startswith("-")), None)
-    return (program, subcommand) if program in _WITH_SUBCOMMAND and subcommand else (program,)
+        return self.recovery in (None, "fixed", "recovered", "answered")
 
 
 def call_action(call: ToolCall) -> str:
@@ -108,7 +98,7 @@ def _kind(call: ToolCall) -> str:
     return f"exit {call.exit_code}" if call.exit_code not in (None, 0) else "error"
 
 
-def _failed(call: ToolCall) -> bool:
+def failed(call: ToolCall) -> bool:
     return not call.orphan and (call.is_error or call.exit_code not in (None, 0))
 
 
@@ -118,48 +108,76 @@ def _tail(text: str) -> list[str]:
 
 
 def _key(call: ToolCall) -> tuple[str, ...]:
-    return ("command", *command_key(call.code or "")) if is_command(call) else ("call", call.name, call_action(call))
+    if is_command(call):
+        return ("command", *command_key(call.code or ""))
+    if call.code:  # a code cell is the same action only as the same code (or its retry, _Aftermaths)
+        return ("code", call.name, call.code.strip())
+    return ("call", call.name, call_action(call))
 
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "error")
 
 
-def what_went_wrong(session: Session) -> WhatWentWrong | None:
-    """None for a session without a failure."""
+def what_went_wrong(session: Session, outcome: str | None = None) -> WhatWentWrong | None:
+    """None for a session where nothing failed and nothing was refused. `outcome`: how the
+    session ended (figures/summary.py's outcome), which tells an answered end from the rest."""
+    if outcome is None:
+        from replay_site.figures.summary import outcome as ended  # summary needs nothing of here
+
+        outcome = ended(session)
     found = WrongFold()
     for step in session.steps:
         found.add(step)
-    return found.result()
+    return found.result(outcome)
 
 
 class WrongFold:
     """`what_went_wrong` told one step at a time, in order (numbered 1, 2, ...). Which
     failure mattered is known only at the end, so what came after each candidate (the first
-    failed command, the first step error, the first failure) is followed from it on."""
+    failure of each kind and action, FOLLOWED_PER_KIND a kind) is followed from it on."""
 
     def __init__(self) -> None:
         self._groups: dict[tuple[str, str], ErrorGroup] = {}
-        self._command: _Aftermaths | None = None
-        self._step: _Aftermaths | None = None
-        self._first: _Aftermaths | None = None
+        self._followed: dict[int, dict[tuple[str, ...], _Aftermaths]] = {}
+        self._active: list[_Aftermaths] = []
+        self._probes: list[Aftermath] = []
+        self._refusals: list[Aftermath] = []
+        self._probe_count = self._refusal_count = 0
 
     def add(self, step: Step) -> None:
         for index, call in enumerate(step.tool_calls):
-            if _failed(call):
-                self._group(call.name, _kind(call), step.number)
-                if self._first is None or (self._command is None and is_command(call)):
-                    found = _Aftermaths(Failure(step.number, call.name, _kind(call), call_action(call), _tail(call.output or ""), _key(call)), index)
-                    self._first = self._first or found
-                    if found.failure.key[0] == "command":
-                        self._command = found
+            if not failed(call):
+                continue
+            if is_refusal(call):
+                self._refusal_count += 1
+                if len(self._refusals) < LISTED:
+                    self._refusals.append(Aftermath(step.number, call_action(call), index))
+                continue
+            self._group(call.name, _kind(call), step.number)
+            kind = failure_kind(call)
+            if kind == PROBE:
+                self._probe(step.number, call, index)
+            else:
+                failure = Failure(step.number, call.name, _kind(call), call_action(call), _tail(call.output or ""), _key(call), command_title(call))
+                self._follow(kind, failure, index)
         if step.error:
             self._group(STEP_ERROR, "error", step.number)
-            if self._step is None:
-                self._step = _Aftermaths(Failure(step.number, STEP_ERROR, "error", _first_line(step.error), _tail(step.error), ("step",)), -1)
-                self._first = self._first or self._step
-        for followed in {id(each): each for each in (self._command, self._step, self._first) if each is not None}.values():
+            self._follow(STEP, Failure(step.number, STEP_ERROR, "error", _first_line(step.error), _tail(step.error), ("step",)), -1)
+        for followed in self._active:
             followed.add(step)
+        self._active = [followed for followed in self._active if not followed.done]
+
+    def _probe(self, number: int, call: ToolCall, index: int) -> None:
+        self._probe_count += 1
+        if len(self._probes) < LISTED:
+            self._probes.append(Aftermath(number, call_action(call), index))
+
+    def _follow(self, kind: int, failure: Failure, index: int) -> None:
+        of_kind = self._followed.setdefault(kind, {})
+        if failure.key not in of_kind and len(of_kind) < FOLLOWED_PER_KIND:
+            of_kind[failure.key] = followed = _Aftermaths(failure, index)
+            self._active.append(followed)
 
     def _group(self, tool: str, kind: str, number: int) -> None:
         group = self._groups.get((tool, kind))
@@ -169,44 +187,82 @@ class WrongFold:
             group.count += 1
             group.last = number
 
-    def result(self) -> WhatWentWrong | None:
-        mattered = self._command or self._step or self._first
-        if mattered is None:
+    def result(self, outcome: str) -> WhatWentWrong | None:
+        mattered = None
+        for kind in range(CHECK, PROBE):
+            # a failure the same step made moot (the same action succeeded in it) is a probe's equal
+            live = [each for each in self._followed.get(kind, {}).values() if not each.moot]
+            if live:
+                worked_on = [each for each in live if each.passed]
+                mattered = min(worked_on or live, key=lambda each: (each.failure.step, each.index))
+                break
+        moot = [each for of_kind in self._followed.values() for each in of_kind.values() if each.moot]
+        for each in sorted(moot, key=lambda each: (each.failure.step, each.index)):
+            self._probe_count += 1
+            if len(self._probes) < LISTED:
+                self._probes.append(Aftermath(each.failure.step, each.failure.action, each.index))
+        if mattered is None and not (self._probe_count or self._refusal_count):
             return None
-        first, following, fixed, passed = mattered.failure, mattered.following, mattered.fixed, mattered.passed
+        groups = sorted(self._groups.values(), key=lambda group: (-group.count, group.first))
+        probes = sorted(self._probes, key=lambda each: (each.step, each.index))[:LISTED]
+        if mattered is None:
+            return WhatWentWrong(None, None, None, None, None, probes, self._probe_count, self._refusals, self._refusal_count, groups)
+        following, fixed, passed = mattered.following, mattered.fixed, mattered.passed
+        if mattered.failure.key[0] == "step":
+            passed = mattered.later
+            following = following or passed
         if fixed and passed and fixed.step > passed.step:
             fixed = None  # it passed before anything was changed: no fix to name
-        if first.key[0] == "step":
-            passed = mattered.later
-            if following is None and passed is not None:
-                following = passed
-        groups = sorted(self._groups.values(), key=lambda group: (-group.count, group.first))
-        return WhatWentWrong(first, following, fixed, passed, groups)
+        if following and passed and (following.step, following.index) == (passed.step, passed.index):
+            following = None  # the next action was the passing run itself: said once, as that
+        if passed:
+            recovery = "recovered" if mattered.failure.key[0] == "step" else "fixed"
+        elif outcome == "completed":
+            recovery = "answered"
+        elif mattered.following is None and mattered.later is None:
+            recovery = "not_recovered"
+        else:
+            recovery = "not_run_again"
+        return WhatWentWrong(mattered.failure, following, fixed, passed, recovery, probes, self._probe_count,
+                             self._refusals, self._refusal_count, groups)
 
 
 class _Aftermaths:
     """What came after one failure: the next action, the first later change of a file, the
-    same action succeeding, and (after a step error) the next reply without an error."""
+    same action succeeding (or, after a code cell, its immediate retry of the same tool), and
+    the next reply without an error."""
 
     def __init__(self, failure: Failure, index: int) -> None:
-        self.failure, self._index = failure, index
+        self.failure, self.index = failure, index
         self.following: Aftermath | None = None
         self.fixed: Aftermath | None = None
         self.passed: Aftermath | None = None
         self.later: Aftermath | None = None
 
+    @property
+    def moot(self) -> bool:
+        return self.passed is not None and self.passed.step == self.failure.step
+
+    @property
+    def done(self) -> bool:
+        return None not in (self.following, self.fixed, self.passed, self.later)
+
     def add(self, step: Step) -> None:
         failure = self.failure
         if step.number == failure.step:
-            calls = step.tool_calls[self._index + 1:] if self._index >= 0 else []
+            first = self.index + 1 if self.index >= 0 else len(step.tool_calls)
         else:
-            calls = step.tool_calls
+            first = 0
             if self.later is None and step.kind == "assistant" and not step.error:
                 self.later = Aftermath(step.number, _first_line(step.text or step.title or "a reply"))
-        for call in calls:
-            if self.following is None and not call.orphan:
-                self.following = Aftermath(step.number, call_action(call))
-            if self.fixed is None and call.changes and not _failed(call):
-                self.fixed = Aftermath(step.number, call_action(call))
-            if self.passed is None and failure.key[0] != "step" and not _failed(call) and not call.orphan and _key(call) == failure.key:
-                self.passed = Aftermath(step.number, call_action(call))
+        for index in range(first, len(step.tool_calls)):
+            call = step.tool_calls[index]
+            if call.orphan or is_poll(call):
+                continue  # a poll waits on a command already running: not an action of its own
+            retry = self.following is None and failure.key[0] == "code" and call.name == failure.tool
+            if self.following is None:
+                self.following = Aftermath(step.number, call_action(call), index)
+            if self.fixed is None and call.changes and not failed(call):
+                self.fixed = Aftermath(step.number, call_action(call), index)
+            if self.passed is None and failure.key[0] != "step" and not failed(call) and (retry or _key(call) == failure.key):
+                self.passed = Aftermath(step.number, call_action(call), index)

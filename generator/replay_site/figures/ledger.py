@@ -42,6 +42,7 @@ class CommandRun:
     exit_code: int | None
     failed: bool
     duration_s: float | None
+    title: str = ""  # command_title
 
 
 @dataclass(slots=True)
@@ -60,6 +61,14 @@ class Ledger:
 
 def is_command(call: ToolCall) -> bool:
     return bool(call.code) and call.language in SHELL_LANGUAGES and not call.changes
+
+
+def command_title(call: ToolCall) -> str:
+    """What the agent said a command was for, when the log records it (Claude Code's Bash
+    `description`, "Run the date tests"): the command's title on its page, the card, the
+    ledger and search. Other calls show every argument already."""
+    value = call.arguments.get("description") if isinstance(call.arguments, dict) else None
+    return " ".join(value.split()) if isinstance(value, str) and is_command(call) else ""
 
 
 def read_path(call: ToolCall) -> str | None:
@@ -128,7 +137,7 @@ class LedgerFold:
                 _touch(files, path, "read", step.number)
             if is_command(call):
                 failed = call.is_error or call.exit_code not in (None, 0)
-                self._commands.append(CommandRun(call.code or "", step.number, call.exit_code, failed, call.duration_s))
+                self._commands.append(CommandRun(call.code or "", step.number, call.exit_code, failed, call.duration_s, command_title(call)))
 
     def ledger(self) -> Ledger:
         return Ledger(list(self._files.values()), self._commands)

@@ -28,10 +28,13 @@ def parse_steps(text: str) -> range:
 
 
 def around_error(session: Session) -> range:
-    """The steps around the first failure that mattered; ValueError when nothing failed."""
+    """The steps around the failure that mattered (the card's); ValueError when none did."""
     wrong = what_went_wrong(session)
     if wrong is None:
         raise ValueError(f"session {session.id} has no failure to export the window around")
+    if wrong.first is None:
+        found = [f"the user declined #{each.step}" for each in wrong.refusals] + [f"a probe missed at #{each.step}" for each in wrong.probes]
+        raise ValueError(f"session {session.id} has no failure that mattered ({'; '.join(found)}): name the steps with --steps")
     step = wrong.first.step
     return range(max(1, step - BEFORE_ERROR), min(len(session.steps), step + AFTER_ERROR) + 1)
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from replay_site.figures.summary import CallFigures, StepFigures
+from replay_site.figures.summary import CallFigures, StepFigures, call_figures, says_something
 from replay_site.model import Cost, Step, Usage
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -100,12 +100,12 @@ class StepColumns(Sequence):
             if type(cost) is not Cost or (cost.usd is not None and type(cost.usd) is not float):
                 return None
             usd, source = cost.usd if cost.usd is not None else 0.0, cost.source
-        calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
+        calls = tuple(call_figures(call) for call in step.tool_calls)
         extras = step.reward is not None or step.cumulative_reward is not None or bool(step.child_session_ids)
         partial = (usage is not None and usage.partial is True, cost is not None and cost.partial is True,
                    cost.tier if cost is not None and type(cost.tier) is str else "")
-        profile = (step.kind, step.model, calls, collapsed, bool(step.error), moment is not None, usage is not None,
-                   cost is not None, cost is not None and cost.usd is not None, source, extras, partial)
+        profile = (step.kind, step.model, calls, collapsed, bool(step.error), says_something(step), moment is not None,
+                   usage is not None, cost is not None, cost is not None and cost.usd is not None, source, extras, partial)
         return profile, _USAGE.pack(*counts), micros, usd
 
     def _profile(self, key: tuple) -> int | None:
@@ -134,8 +134,8 @@ class StepColumns(Sequence):
         return self._odd.get(at) or self._profiles[self._profile_of[at]](at + 1)
 
 
-def _profile_type(of: StepColumns, kind: str, model: str | None, calls: tuple, collapsed: bool, error: bool, timed: bool,
-                  used: bool, costed: bool, priced: bool, source: str | None, extras: bool,
+def _profile_type(of: StepColumns, kind: str, model: str | None, calls: tuple, collapsed: bool, error: bool, said: bool,
+                  timed: bool, used: bool, costed: bool, priced: bool, source: str | None, extras: bool,
                   partial: tuple[bool, bool, str] = (False, False, "")) -> type:
     """The class of the rows of one profile: its figures as class attributes, and as None those
     its steps have none of."""
@@ -143,8 +143,8 @@ def _profile_type(of: StepColumns, kind: str, model: str | None, calls: tuple, c
     failed = sum(1 for call in figures if call.is_error)
     attributes: dict[str, Any] = {
         "__slots__": (), "_of": of, "_source": source, "kind": kind, "model": model, "collapsed": collapsed,
-        "error": True if error else None, "tool_calls": figures, "failed_tool_calls": failed, "error_count": failed + error,
-        "calls_made": sum(1 for call in figures if not call.orphan), "_partial": partial,
+        "error": True if error else None, "text": "…" if said else "", "tool_calls": figures, "failed_tool_calls": failed,
+        "error_count": failed + error, "calls_made": sum(1 for call in figures if not call.orphan), "_partial": partial,
     }
     if not timed:
         attributes["timestamp"] = None

@@ -167,34 +167,56 @@ STATED_STATUS = {"completed": "completed", "failed": "failed", "cancelled": "int
 UNFINISHED_STATUS = {"running", "incomplete"}
 
 
+# gptme's `complete` tool: the agent's own word that it has finished, though a call.
+COMPLETION_TOOLS = frozenset({"complete"})
+
+
 def outcome(session: Session) -> str:
+    return ending(session)[0]
+
+
+# Why an outcome is unknown, as the session's header says it.
+STOPPED_MID_WORK = "stopped mid-work: no answer after the last tool result; it may still be running"
+
+
+def ending(session: Session) -> tuple[str, str]:
     """How the session ended: one rule for every format (README, "How a session ended").
 
     1. What the log states wins: the reader's `outcome` (a completion record, the user's
        interrupt, a final API error), then its `status` (Glue's termination_status, rlm's
        completion flag). A status saying it did not finish ("running", "incomplete") -> unknown.
+       A stated completion whose last step is the agent's calls alone, all answered, with not a
+       word from it (stopped mid-work) -> unknown: the agent never said what it made of them.
     2. Otherwise the session's last turn (from its last user or assistant step on) decides:
        an error there (an error step, an aborted turn) -> failed; a user message left
        unanswered, or a call of the last answer whose result never came -> unknown; the last
-       answer's own last call failed with nothing after it -> failed; else the agent had the
-       last word -> completed, whatever failed before it. No steps at all -> unknown."""
+       answer's own last call failed with nothing after it -> failed; its calls all came back
+       and nothing came after them (the log stops mid-work, or the agent is still running)
+       -> unknown; else the agent had the last word -> completed, whatever failed before it.
+       No steps at all -> unknown.
+    With, for an unknown outcome, why it is unknown ("" otherwise)."""
     stated = getattr(session, "outcome", None) or STATED_STATUS.get(session.status or "")
-    if stated:
-        return stated
-    if session.status in UNFINISHED_STATUS:
-        return "unknown"
     turns = [index for index, step in enumerate(session.steps) if step.kind in ("user", "assistant")]
-    if not turns:
-        return "unknown"
-    last_turn = session.steps[turns[-1]:]
-    last = last_turn[0]
-    if any(step.error for step in last_turn):
-        return "failed"
+    last = session.steps[turns[-1]] if turns else None
     # An orphan result (no call in the log) is not a call the agent made, so not its last.
-    calls = [call for call in last.tool_calls if not call.orphan]
-    if last.kind != "assistant" or any(call.missing_result for call in calls):
-        return "unknown"
-    return "failed" if calls and calls[-1].is_error else "completed"
+    calls = [call for call in last.tool_calls if not call.orphan] if last is not None else []
+    mid_work = last is not None and last.kind == "assistant" and bool(calls) and calls[-1].name not in COMPLETION_TOOLS
+    if stated:
+        return ("unknown", STOPPED_MID_WORK) if stated == "completed" and mid_work and not says_something(last) else (stated, "")
+    if session.status in UNFINISHED_STATUS:
+        return "unknown", "the log says it has not finished"
+    if last is None:
+        return "unknown", "no message of the user or the agent"
+    last_turn = session.steps[turns[-1]:]
+    if any(step.error for step in last_turn):
+        return "failed", ""
+    if last.kind != "assistant":
+        return "unknown", "it ends on a message nobody answered"
+    if any(call.missing_result for call in calls):
+        return "unknown", "a call's result never came; it may still be running"
+    if calls and calls[-1].is_error:
+        return "failed", ""
+    return ("unknown", STOPPED_MID_WORK) if mid_work else ("completed", "")
 
 
 def child_steps(session: Session) -> dict[str, int]:
@@ -208,12 +230,24 @@ def child_steps(session: Session) -> dict[str, int]:
 
 
 class CallFigures:
-    """What a session's figures need of a tool call (`StepFigures`)."""
+    """What a session's figures need of a tool call (`StepFigures`): its name only when it is
+    a completion tool (outcome), "" otherwise."""
 
-    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id")
+    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id", "name")
 
-    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None) -> None:
+    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None, name: str = "") -> None:
         self.orphan, self.missing_result, self.is_error, self.child_session_id = orphan, missing_result, is_error, child_session_id
+        self.name = name
+
+
+def call_figures(call: ToolCall) -> tuple:
+    """A call's CallFigures as a tuple (shared between the steps that have the same)."""
+    return (call.orphan, call.missing_result, call.is_error, call.child_session_id, call.name if call.name in COMPLETION_TOOLS else "")
+
+
+def says_something(step: Step) -> bool:
+    """Whether the step has text of its own (the outcome asks it of the last answer)."""
+    return bool(step.text and step.text.strip())
 
 
 class StepFigures:
@@ -224,15 +258,16 @@ class StepFigures:
     are) and the model's name are held once, not once a step; and only whether a step has
     an error is kept, not its text (the figures only ask that)."""
 
-    __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "usage", "cost", "model", "reward",
+    __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "text", "usage", "cost", "model", "reward",
                  "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count")
 
     def __init__(self, step: Step, shared: dict) -> None:
         self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
         self.error = True if step.error else None
+        self.text = "…" if says_something(step) else ""  # whether it said something, not what
         self.usage, self.cost, self.reward, self.cumulative_reward = step.usage, step.cost, step.reward, step.cumulative_reward
         self.model = shared.setdefault(step.model, step.model)
-        calls = tuple((call.orphan, call.missing_result, call.is_error, call.child_session_id) for call in step.tool_calls)
+        calls = tuple(call_figures(call) for call in step.tool_calls)
         self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
         self.calls_made, self.failed_tool_calls, self.error_count = step.calls_made, step.failed_tool_calls, step.error_count

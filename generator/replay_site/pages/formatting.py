@@ -139,6 +139,12 @@ def usage_breakdown(usage: Usage) -> str:
     return text
 
 
+def first_line(text: str, limit: int) -> str:
+    """A text's first non-blank line, cut to `limit` characters with an ellipsis."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
 def counted(count: int, noun: str) -> str:
     """`1 error`, `2 errors`: the nouns pages count are all regular."""
     return f"{count:,} {noun}" + ("" if count == 1 else "s")

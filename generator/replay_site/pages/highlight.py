@@ -2,7 +2,8 @@
 
 markdown-it runs with the `js-default` preset (raw HTML escaped, javascript:/vbscript:/file:
 links dropped), and an image becomes a link labelled with its alt text, because an image in a
-log would make the page fetch a URL from some host; pygments escapes the code it highlights.
+log would make the page fetch a URL from some host; a link to a file of the agent's workspace
+(`[a.ts](/src/a.ts:9)`) becomes that path in code; pygments escapes the code it highlights.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from markupsafe import Markup, escape
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
+    from markdown_it.rules_inline import StateInline
     from pygments.formatters import HtmlFormatter
 
 # Highlighting costs far more than escaping and is superlinear on pathological input; past
@@ -148,6 +150,43 @@ def _images_as_links(state: StateCore) -> None:
         block.children = children
 
 
+# A link target that names a file of the agent's workspace ("/Users/x/src/a.ts:99", "./b.py",
+# "src/c.py"): no scheme, an absolute or relative path.
+_LOCAL_PATH = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:[\\/])|^[\w.@+-]+/")
+
+
+def _local_file_link(state: StateInline, silent: bool) -> bool:
+    """`[label](/path/to/file.ts:99)`, as agents (Codex) cite the files they changed, as the
+    path in code: the link would point into the agent's machine (so is_linkable refuses it),
+    and left as raw text its `__tests__` would read as emphasis."""
+    from markdown_it.helpers import parseLinkDestination, parseLinkLabel
+
+    start, end = state.pos, state.posMax
+    if state.src[start] != "[":
+        return False
+    label_end = parseLinkLabel(state, start, True)
+    at = label_end + 1
+    if label_end < 0 or at >= end or state.src[at] != "(":
+        return False
+    at += 1
+    while at < end and state.src[at] in " \t":
+        at += 1
+    found = parseLinkDestination(state.src, at, end)
+    target = found.str if found.ok else ""
+    if not target or is_linkable(target) or "://" in target or not _LOCAL_PATH.match(target):
+        return False
+    at = found.pos
+    while at < end and state.src[at] in " \t":
+        at += 1
+    if at >= end or state.src[at] != ")":
+        return False  # a title after the path: left to the link rule
+    if not silent:
+        token = state.push("code_inline", "code", 0)
+        token.markup, token.content = "`", target
+    state.pos = at + 1
+    return True
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     """The parser, imported the first time a text needs it (~10 ms of a rebuild after one
@@ -157,6 +196,7 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("js-default", {"highlight": _fence})
     md.validateLink = is_linkable
     md.core.ruler.push("images_as_links", _images_as_links)
+    md.inline.ruler.before("link", "local_file_link", _local_file_link)
     return md
 
 

@@ -115,8 +115,8 @@ def document(session: Session, summary: SessionSummary, part: str | None) -> Mar
         ("Cost", plain(formatting.total_cost(session.cost).text)),
         ("Source", plain(session.source)),
     ]
-    wrong = what_went_wrong(session)
+    wrong = what_went_wrong(session, summary.outcome)
     card = views_audit.card_view(wrong, lambda number: "") if wrong else None
-    verdict = plain(f"{card.verdict} {card.what}: {card.action}") if card else None
+    verdict = plain(f"{card.verdict} {card.what}: {card.action}" if card.step else card.verdict) if card else None
     return MarkdownDocument(plain(summary.title), facts, part, verdict,
                             [_step(step, session.local_time) for step in session.steps])

@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from replay_site import ansi
+from replay_site.figures.ledger import command_title
 from replay_site.figures.summary import SessionSummary
 from replay_site.model import Step, ToolCall
 from replay_site.pages import paging
@@ -79,6 +80,7 @@ def _head_and_tail(text: str) -> str:
 def _call_parts(call: ToolCall) -> Iterable[str]:
     yield call.name
     if call.code:
+        yield command_title(call)
         yield _head_and_tail(call.code)
     elif isinstance(call.arguments, dict):
         yield _head_and_tail(" ".join(str(value) for value in call.arguments.values()))

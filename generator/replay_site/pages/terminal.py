@@ -7,7 +7,7 @@ from replay_site.figures.compare import Comparison
 from replay_site.figures.inputs import unknown_by_version
 from replay_site.figures.summary import cost_usd, outcome
 from replay_site.model import CostTotal, Problem, Session, Step
-from replay_site.pages.formatting import cost_total, duration, money, step_cost, when
+from replay_site.pages.formatting import cost_total, money, step_cost, when
 from replay_site.pages.formatting import outcome as outcome_label
 
 
@@ -30,6 +30,13 @@ def format_check(sessions: list[Session], problems: list[Problem], fields: list[
 def _cut(text: str, limit: int) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit].rstrip() + f"… [{len(text) - limit} more characters]"
+
+
+def _cut_keeping_end(text: str, limit: int) -> str:
+    """The end of a text (a failed command's output says what failed last: the assertion, the
+    traceback's last line), what is left out before it counted."""
+    text = text.strip()
+    return text if len(text) <= limit else f"[{len(text) - limit} more characters] …" + text[len(text) - limit:].lstrip()
 
 
 def _step_cost(step: Step) -> str:
@@ -56,7 +63,8 @@ def timeline(session: Session, max_prose: int = 400, max_output: int = 300) -> s
             exit_code = f" (exit {call.exit_code})" if call.exit_code is not None else ""
             lines.append(f"  {mark} {call.name}{exit_code}: {head[0] if head else ''}"[:200])
             if call.output:
-                lines.extend("      " + line for line in _cut(call.output, max_output).splitlines())
+                failed = call.is_error or call.exit_code not in (None, 0)
+                lines.extend("      " + line for line in (_cut_keeping_end if failed else _cut)(call.output, max_output).splitlines())
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -98,22 +106,72 @@ def budget_breaches(sessions: list[Session], max_cost: float | None, max_errors:
     return breaches
 
 
+# The session list's columns: the title takes what the others leave of the terminal's width.
+LIST_COLUMNS = ("id", "title", "start", "agent", "outcome", "steps", "cost", "errors")
+# Printed to a pipe or a file, the list is this wide (nothing cut); on a terminal, its width.
+PIPED_WIDTH = 200
+# Below this width, start is the date alone and ids are their shortest unique prefixes.
+NARROW = 120
+SHORT_ID = 12  # an id is shortened to no fewer characters
+TITLE_MIN = 16
+
+
 def session_rows(sessions: list[Session]) -> list[tuple[str, ...]]:
-    """id, start, agent, outcome, steps, cost, errors, duration — newest first."""
+    """LIST_COLUMNS of each session, newest first (start to the minute, "… local" for a log's local time)."""
     ordered = sorted(sessions, key=lambda s: (s.started_at.isoformat() if s.started_at else "", s.id), reverse=True)
-    return [(s.id, when(s.started_at, s.local_time), s.format, " ".join(outcome_label(outcome(s))), str(len(s.steps)),
-             cost_total(s.cost), str(s.error_count), duration(s.duration_s))
+    return [(s.id, " ".join((s.title or "").split()) or "—",
+             s.started_at.strftime("%Y-%m-%d %H:%M") + (" local" if s.local_time and s.started_at.tzinfo is None else "")
+             if s.started_at else "—",
+             s.format, " ".join(outcome_label(outcome(s))), str(len(s.steps)), cost_total(s.cost), str(s.error_count))
             for s in ordered]
 
 
-def print_table(rows: list[tuple[str, ...]]) -> None:
+def unique_prefixes(ids: list[str]) -> dict[str, str]:
+    """Each id's shortest prefix of SHORT_ID or more characters that names it alone (what
+    `show` and `export` take); an id that begins another is kept whole (an exact id wins)."""
+    found = {}
+    for one in ids:
+        others = [other for other in ids if other != one]
+        size = SHORT_ID
+        while size < len(one) and any(other.startswith(one[:size]) for other in others):
+            size += 1
+        found[one] = one[:size]
+    return found
+
+
+def print_table(rows: list[tuple[str, ...]], width: int | None = None) -> None:
+    """The session list as wide as `width` (the terminal's, else PIPED_WIDTH; COLUMNS wins):
+    the columns of figures whole, the title cut with "…" to what they leave, and on a narrow
+    terminal the date alone and ids as their unique prefixes (an id longer than its column folds)."""
+    import os
+    import sys
+
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "start", "agent", "outcome", "steps", "cost", "errors", "duration")
+    if width is None:
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() else os.get_terminal_size().columns if sys.stdout.isatty() else PIPED_WIDTH
+    narrow = width < NARROW
+    if narrow:
+        short = unique_prefixes([row[0] for row in rows])
+        rows = [(short[row[0]], row[1], row[2][:10], *row[3:]) for row in rows]
+    whole = [max([len(name), *(len(row[at]) for row in rows)]) for at, name in enumerate(LIST_COLUMNS)]
+    left = width - sum(whole[2:]) - 2 * (len(LIST_COLUMNS) - 1)  # two spaces between columns
+    id_width = min(whole[0], max(SHORT_ID, left - max(TITLE_MIN, left // 2)))  # the title keeps half at least
+    title_width = max(TITLE_MIN, min(whole[1], left - id_width))
+    # between two columns: the box's blank separator and a space before the next (left padding only)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 0, 0, 1), show_edge=False)
+    table.add_column("id", overflow="fold", width=id_width)
+    table.add_column("title", overflow="ellipsis", no_wrap=True, width=title_width)
+    for at, name in enumerate(LIST_COLUMNS[2:], start=2):
+        table.add_column(name, no_wrap=True, width=whole[at], justify="right" if name in ("steps", "cost", "errors") else "left")
     for row in rows:
         table.add_row(*row)
-    Console(width=200).print(table)
+    Console(width=width).print(table)
+    if narrow and any(len(row[0]) < len(full) for row, full in zip(rows, short)):
+        Console(width=width).print("ids shortened to their unique prefixes: show, export and compare take them", style="dim")
 
 
 def divergence_line(comparison: Comparison) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from replay_site.figures.failures import WhatWentWrong, WrongFold
 from replay_site.figures.ledger import LedgerFold
-from replay_site.figures.summary import SessionSummary
+from replay_site.figures.summary import SessionSummary, ending
 from replay_site.model import CostTotal, Fact, Problem, PullRequest, Session, Step
 from replay_site.pages import charts, formatting, highlight, paging, timeline, views_audit
 from replay_site.pages.formatting import CostText
@@ -34,9 +34,8 @@ from replay_site.pages.views_steps import (
     step_view,
 )
 
-# The prompt outline shows this much of each user prompt; an error label this much.
+# The prompt outline shows this much of each user prompt.
 PROMPT_CHARS = 80
-ERROR_CHARS = 80
 # Entries of the whole session's error list and prompt outline on its first page: past this,
 # the page would grow with the session's length; every later page lists its own.
 LISTED = 1_000
@@ -62,7 +61,7 @@ class Header:
     unpriced_models: str
     facts: list[Fact]
     status: str | None
-    outcome: tuple[str, str, str]  # (name, mark, word)
+    outcome: tuple[str, str, str, str]  # (name, mark, word, why an unknown one is unknown)
     cwd: str | None
     git: str | None
     source: str
@@ -135,7 +134,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         cost=formatting.total_cost(cost),
         cost_with_children=formatting.total_cost(session.cost_with_children) if rolled else None,
         unpriced_models=", ".join(cost.unpriced_models), facts=session.facts, status=session.status,
-        outcome=(summary.outcome, *formatting.outcome(summary.outcome)),
+        outcome=(summary.outcome, *formatting.outcome(summary.outcome), ending(session)[1] if summary.outcome == "unknown" else ""),
         cwd=session.cwd, git=git, source=session.source, warnings=_warnings(session.problems),
         records=formatting.records_line(session.records)
         if session.records["unknown"] or any(p.kind == "bad_line" for p in session.problems) else None,
@@ -163,24 +162,6 @@ def _warnings(problems: list[Problem]) -> str:
     other = len(problems) - skipped - unknown
     parts = [(skipped, "skipped line"), (unknown, "unknown event"), (other, "other warning")]
     return ", ".join(formatting.counted(count, noun) for count, noun in parts if count)
-
-
-def _first_line(text: str, limit: int) -> str:
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-def _error_label(step: Step) -> str:
-    failed = [call for call in step.tool_calls if call.is_error]
-    if step.error:
-        label = _first_line(step.error, ERROR_CHARS) or "error"
-    else:
-        label = ", ".join(dict.fromkeys(call.name for call in failed)) + " failed"
-        codes = [call.exit_code for call in failed if call.exit_code not in (None, 0)]
-        if codes:
-            label += f" (exit {codes[0]})"
-    extra = len(failed) + (1 if step.error else 0) - 1
-    return label + (f" and {formatting.counted(extra, 'more error')}" if extra > 0 else "")
 
 
 @dataclass
@@ -260,7 +241,7 @@ def digest(session: Session, summary: SessionSummary, standalone: bool = False, 
             folded.add(step)
     shown = [chart for chart in (charts.cost_bars(session), charts.reward_bars(session)) if chart]
     return SessionDigest(len(session.steps), session.local_time, header(session, summary, standalone),
-                         folded.index(session.cost.priced_steps > 0), shown, views_audit.ledger_head(folded.ledger.ledger()), folded.wrong.result(),
+                         folded.index(session.cost.priced_steps > 0), shown, views_audit.ledger_head(folded.ledger.ledger()), folded.wrong.result(summary.outcome),
                          timeline.timeline(session))
 
 
@@ -287,9 +268,9 @@ class StepFolds:
         self.ledger.add(step)
         self.wrong.add(step)
         if step.error_count:
-            self._errors.append((step.number, _error_label(step)))
+            self._errors.append((step.number, views_audit.error_label(step)))
         if step.kind == "user" and not step.collapsed and (step.text or step.title):
-            self._prompts.append((step.number, _first_line(step.text or step.title or "", PROMPT_CHARS)))
+            self._prompts.append((step.number, formatting.first_line(step.text or step.title or "", PROMPT_CHARS)))
         if step.checkpoint:
             self._checkpoints.append((step.number, step.checkpoint))
 

@@ -4,20 +4,28 @@ here they are written once and linked to the page holding each step."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong
-from replay_site.figures.ledger import CommandRun, FileTouch, Ledger
+from replay_site import ansi
+from replay_site.figures.failure_kinds import is_refusal
+from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong, call_action
+from replay_site.figures.ledger import CommandRun, FileTouch, Ledger, command_title
 from replay_site.figures.site_files import ChangedFile
+from replay_site.model import Step
 from replay_site.pages import formatting, paging
 
+# An error list's entry names what failed in about this many characters a part.
+ERROR_CHARS = 80
 # A command is shown by its first line, this long at most (the step holds all of it).
 COMMAND_CHARS = 160
 ACTION_CHARS = 120
 # Rows of each ledger table on the page: past this, the first page of a long session would
 # grow with its length; the rest are on their steps.
 LEDGER_ROWS = 1_000
+# The probes a card names when no failure mattered (they are then its news).
+LISTED_PROBES = 5
 # A ledger of more rows than this starts folded (LedgerView.open).
 LEDGER_OPEN_ROWS = 8
 # A file row names this many of the steps that touched the file, then its last: a file read
@@ -50,6 +58,7 @@ class FileRow:
 @dataclass
 class CommandRow:
     command: str
+    title: str  # what the agent said it was for, or ""
     exit_code: str
     exit_value: int  # for sorting: -1 when the log gives none
     failed: bool
@@ -80,16 +89,21 @@ class GroupRow:
 
 @dataclass
 class CardView:
-    step: Jump
+    step: Jump | None  # the failure that mattered; None when only probes failed or the user declined
     what: str  # "Bash exit 1", "step error"
     action: str
+    title: str  # what the agent said the command was for ("Run the date tests"), or ""
     tail: str
     next: tuple[Jump, str] | None
-    verdict: str  # "Failed at #4, fixed at #7, passing again at #8."
+    verdict: str  # "Failed at #4, fixed at #8."
     recovered: bool
     fixed: tuple[Jump, str] | None
     passed: tuple[Jump, str] | None
     passed_label: str  # "Passing again", or "Recovered" after a step error
+    probes: list[tuple[Jump, str]]
+    probes_line: str  # "2 probes found nothing" (searches, lists, reads of missing paths)
+    refusals: list[tuple[Jump, str]]
+    refusals_line: str  # "Declined by the user"
     groups: list[GroupRow]
 
 
@@ -138,7 +152,8 @@ def ledger_view(found: LedgerHead, href: StepHref) -> LedgerView:
             if touches > ROW_STEPS + 1:
                 row.more = f"{touches - ROW_STEPS - 1:,} more"
         files.append(row)
-    commands = [CommandRow(short(run.command, COMMAND_CHARS), "—" if run.exit_code is None else str(run.exit_code),
+    commands = [CommandRow(short(run.command, COMMAND_CHARS), formatting.first_line(run.title, ACTION_CHARS),
+                           "—" if run.exit_code is None else str(run.exit_code),
                            -1 if run.exit_code is None else run.exit_code, run.failed,
                            formatting.duration(run.duration_s), -1 if run.duration_s is None else run.duration_s, _jump(run.step, href))
                 for run in found.commands]
@@ -160,25 +175,96 @@ def _then(aftermath: Aftermath | None, href: StepHref) -> tuple[Jump, str] | Non
     return (_jump(aftermath.step, href), short(aftermath.action, ACTION_CHARS)) if aftermath else None
 
 
+def _verdict(found: WhatWentWrong) -> str:
+    """The card's first line: how the failure that mattered came out, and the refusals."""
+    first, parts = found.first, []
+    if first is not None:
+        parts.append(f"Failed at #{first.step}")
+        if found.recovery == "fixed" and found.passed:
+            parts.append(f"fixed at #{found.passed.step}")
+        elif found.recovery == "recovered" and found.passed:
+            parts.append(f"recovered at #{found.passed.step}")
+        elif found.recovery == "answered":
+            parts[-1] += f"; ended with an answer, #{first.step} was not run again"
+        elif found.recovery == "not_run_again":
+            parts.append("not run successfully again" if first.key[0] == "command" else "not run again")
+        else:
+            parts.append("not recovered")
+    if found.refusals:
+        parts.append("declined by the user at " + ", ".join(f"#{each.step}" for each in found.refusals))
+    if first is None:
+        probes = f"{formatting.counted(found.probe_count, 'probe')} found nothing" if found.probe_count else ""
+        parts.append(("nothing else failed" + (f" ({probes})" if probes else "")) if found.refusals else f"Nothing failed that mattered: {probes}")
+    line = ", ".join(parts)
+    return line[:1].upper() + line[1:] + "."
+
+
 def card_view(found: WhatWentWrong, href: StepHref) -> CardView:
     first = found.first
-    verdict = [f"Failed at #{first.step}"]
-    if found.fixed:
-        verdict.append(f"fixed at #{found.fixed.step}")
-    if found.passed:
-        verdict.append(f"{'recovered' if first.tool == STEP_ERROR else 'passing again'} at #{found.passed.step}")
-    else:
-        verdict.append("not run successfully again" if first.key[0] == "command" else "not recovered")
     # the card's own steps are linked before the groups' (a page's links are budgeted in the order made)
-    step, then, fixed, passed = _jump(first.step, href), _then(found.next, href), _then(found.fixed, href), _then(found.passed, href)
+    step = _jump(first.step, href) if first else None
+    then, fixed, passed = _then(found.next, href), _then(found.fixed, href), _then(found.passed, href)
+    if fixed and then and fixed[0].number == then[0].number and fixed[1] == then[1]:
+        fixed = None  # the next action was the change: named once
+    refusals = [(_jump(each.step, href), short(each.action, ACTION_CHARS)) for each in found.refusals]
+    # beside a failure that mattered the probes are one line (the first named): each link spends the page's budget
+    probes = [(_jump(each.step, href), short(each.action, ACTION_CHARS)) for each in found.probes[: LISTED_PROBES if first is None else 1]]
     groups = [GroupRow(f"{group.tool} {group.kind} × {group.count:,}", _jump(group.first, href),
                        _jump(group.last, href) if group.last != group.first else None) for group in found.groups]
+    step_error = first is not None and first.tool == STEP_ERROR
     return CardView(
-        step=step, what=first.tool if first.tool == STEP_ERROR else f"{first.tool} {first.kind}",
-        action=short(first.action, COMMAND_CHARS), tail="\n".join(first.tail), next=then,
-        verdict=", ".join(verdict) + ".", recovered=found.recovered, fixed=fixed,
-        passed=passed, passed_label="Recovered" if first.tool == STEP_ERROR else "Passing again", groups=groups,
+        step=step, what="" if first is None else first.tool if step_error else f"{first.tool} {first.kind}",
+        action=short(first.action, COMMAND_CHARS) if first else "", title=short(first.description, ACTION_CHARS) if first else "",
+        tail="\n".join(first.tail) if first else "", next=then, verdict=_verdict(found), recovered=found.recovered,
+        fixed=fixed, passed=passed, passed_label="Recovered" if step_error else "Passing again",
+        probes=probes, probes_line=(f"{formatting.counted(found.probe_count, 'probe')} found nothing"
+                                    + (f" (the first {len(probes)})" if found.probe_count > len(probes) > 1 else
+                                       " (the first)" if found.probe_count > len(probes) else "")),
+        refusals=refusals, refusals_line="Declined by the user" + (f" ({found.refusal_count:,}, the first {len(refusals)})" if found.refusal_count > len(refusals) else ""),
+        groups=groups,
     )
+
+
+def error_label(step: Step) -> str:
+    """What failed at a step, in a line: the step's own error, else its first failed call by
+    its command's first words (and what the agent said it was for) or its tool and target,
+    its exit code and its error's last line ("npm test failed (exit 1): AssertionError …")."""
+    failed = [call for call in step.tool_calls if call.is_error]
+    if step.error:
+        label = formatting.first_line(step.error, ERROR_CHARS) or "error"
+    elif failed:
+        call = failed[0]
+        what = formatting.first_line(call_action(call), ERROR_CHARS // 2) or call.name
+        title = command_title(call)
+        label = (f"{formatting.first_line(title, ERROR_CHARS // 2)}: {what}" if title else what)
+        if is_refusal(call):
+            return label + " declined by the user" + _more(len(failed) + (1 if step.error else 0) - 1)
+        label += " failed"
+        if call.exit_code not in (None, 0):
+            label += f" (exit {call.exit_code})"
+        last = _last_line(call.output or "")
+        if last and last not in what:
+            label += f": {formatting.first_line(last, ERROR_CHARS)}"
+    else:
+        return "error"
+    return label + _more(len(failed) + (1 if step.error else 0) - 1)
+
+
+def _more(extra: int) -> str:
+    return f" and {formatting.counted(extra, 'more error')}" if extra > 0 else ""
+
+
+_SAYS_WHAT_FAILED = re.compile(r"error|fail|assert|exception|not found|no such|denied|not permitted|cannot|panic", re.IGNORECASE)
+_EXIT_LINE = re.compile(r"^\W*(exit|return) code\W*\d*\W*$", re.IGNORECASE)
+
+
+def _last_line(text: str) -> str:
+    """The line of an output that says what failed: the last naming an error or a failure
+    (AssertionError, FAILED, No such file), else the last with a few words on it (a rule of
+    dashes, an "Exit code 1" line are not)."""
+    lines = [line.strip() for line in ansi.plain(text[-4000:]).splitlines()]
+    wordy = [line for line in lines if sum(char.isalpha() for char in line) >= 3 and not _EXIT_LINE.match(line)]
+    return next((line for line in reversed(wordy) if _SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
 
 
 @dataclass

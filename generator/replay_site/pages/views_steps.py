@@ -14,6 +14,7 @@ from typing import Any
 from replay_site import ansi
 from replay_site.ansi import Span
 from replay_site.diffs import DiffRow, DiffView, diff_view
+from replay_site.figures.ledger import command_title
 from replay_site.model import Detail, Image, Step, TodoItem, ToolCall, Variable
 from replay_site.pages import formatting, highlight, paging
 from replay_site.pages.formatting import CostText
@@ -28,6 +29,8 @@ TAIL_SHOWN = 10_000
 MAX_DEPTH = 20
 # An argument value longer than this, or on several lines, is shown in a block.
 INLINE_VALUE = 120
+# A command's title (its description) on the call's head, this long at most.
+TITLE_CHARS = 200
 # An output with more lines or characters than these starts folded.
 FOLD_LINES, FOLD_CHARS = 15, 1500
 
@@ -152,6 +155,7 @@ class LinkView:
 class CallView:
     anchor: str
     name: str
+    title: str  # what the agent said the command was for (figures.ledger.command_title), or ""
     failed: bool
     exit_code: int | None
     duration: str | None
@@ -248,7 +252,7 @@ def _output(call: ToolCall, name: str, side: SideFiles, page_path: str) -> Outpu
 
 def call_view(call: ToolCall, step: int, index: int, side: SideFiles, page_path: str, children: dict[str, LinkView]) -> CallView:
     name = f"{step}-{index}"
-    view = CallView(f"step-{step}-call-{index}", call.name, call.is_error, call.exit_code,
+    view = CallView(f"step-{step}-call-{index}", call.name, formatting.first_line(command_title(call), TITLE_CHARS), call.is_error, call.exit_code,
                     formatting.duration(call.duration_s) if call.duration_s is not None else None,
                     call.missing_result, call.orphan)
     changes = [diff_view(change) for change in call.changes]

@@ -39,6 +39,13 @@ _QUIET_EVENTS = frozenset(
     }
 )
 _ABORTS = ("turn_aborted", "token_budget_abort")
+
+
+def _budget_stop(kind: str, payload: dict[str, Any]) -> bool:
+    """An aborted turn the token budget stopped, not one the user cancelled."""
+    return kind == "token_budget_abort" or payload.get("reason") == "budget_limited"
+
+
 # Context-budget reminders under the names third-party viewers give them (codex-trace), as
 # event_msg or response_item; upstream writes them as <token_budget> developer messages.
 _BUDGET_NOTICES = ("token_budget_reminder", "token_budget_compaction_reminder", "compaction_reminder")
@@ -331,8 +338,12 @@ class Builder:
             self._add(Step("event", timestamp=record.timestamp, title="Error", error=message))
         elif kind in _ABORTS:
             # A turn the budget stopped (`budget_limited`, or `token_budget_abort`) ends like any aborted turn.
-            reason = str(payload.get("reason") or ("token budget exhausted" if kind == "token_budget_abort" else "aborted"))
-            self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
+            # A turn cancelled (reason interrupted, replaced, or none) is the user's doing, not an error.
+            reason = str(payload.get("reason") or ("token budget exhausted" if kind == "token_budget_abort" else "no reason given"))
+            if _budget_stop(kind, payload):
+                self._add(Step("event", timestamp=record.timestamp, title="Turn aborted", error=f"turn aborted: {reason}"))
+            else:
+                self._add(Step("event", timestamp=record.timestamp, title="Turn cancelled", text=f"turn aborted: {reason}"))
         elif kind in _BUDGET_NOTICES:
             self._add(budget_notice(payload, record))
         elif kind == "collab_tool_call":
@@ -350,7 +361,9 @@ class Builder:
         elif kind == "task_complete":
             self.s.outcome = "completed"
         elif kind in _ABORTS:
-            self.s.outcome = "interrupted" if payload.get("reason") == "interrupted" else None
+            # a turn cancelled is interrupted whatever the reason given (interrupted, replaced,
+            # none); one the token budget stopped is left to the aborted turn's error
+            self.s.outcome = None if _budget_stop(kind, payload) else "interrupted"
         elif kind == "thread_name_updated":
             self.thread_name = string(payload.get("thread_name")) or string(payload.get("name")) or self.thread_name
 
