@@ -47,7 +47,8 @@ __all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailabl
 MAX_DEPTH = 100
 # What may stand between two characters of a secret in a raw string: escape sequences, and a
 # line break where a terminal wrapped it.
-_BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n)*"
+_BETWEEN_ONE = "\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n"
+_BETWEEN = f"(?:{_BETWEEN_ONE})*"
 _LINE_BREAKS = "(?:\r?\n)*"  # what of it a text without escape sequences can hold
 
 
@@ -77,6 +78,9 @@ class Redactor:
         for view in self.views.get(text) or _views(text):
             for hit in self.detector.find(view):
                 found.setdefault(view[hit.start:hit.end], hit.kind)
+        if len(found) > 1 and "\n" in text:
+            shown = ansi.plain(text)
+            found = {secret: kind for secret, kind in found.items() if not _ran_on(secret, found, shown)}
         return found
 
     def text(self, text: str) -> str:
@@ -91,7 +95,7 @@ class Redactor:
                 replaced += result.count(spelling)
                 result = result.replace(spelling, marker(kind))
             if any(secret in view for view in _views(result)):  # split, or escaped a character at a time
-                result, more = _loose(secret, result).subn(marker(kind), result)
+                result, more = _loose(secret, result).subn(lambda match: marker(kind) + _between(match), result)
                 replaced += more
             self.counts[kind] += max(replaced, 1)
         if any(secret in ansi.plain(result) for secret in found):
@@ -105,6 +109,30 @@ class Redactor:
         for hit in reversed(hits):
             shown = shown[:hit.start] + marker(hit.kind) + shown[hit.end:]
         return shown
+
+
+def _ran_on(secret: str, found: dict[str, str], shown: str) -> bool:
+    """Whether `secret` is a shorter secret found too, run on across a line break into a word
+    at the start of the next line (`password = pypi-…` then `repository = …`): the view with
+    wrapped lines joined holds both, and the word is the next line's own text, not the
+    secret's. A token a terminal wrapped has a tail that reads as no word (random characters)."""
+    for other in found:
+        if other != secret and secret.startswith(other) and _WORD.fullmatch(secret[len(other):]) \
+                and re.search(re.escape(other) + r"\r?\n" + re.escape(secret[len(other):]), shown):
+            return True
+    return False
+
+
+# What reads as a word of prose or config rather than a token's random tail: letters only, at
+# most the first upper-case, or all upper-case.
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
+
+
+def _between(match: re.Match[str]) -> str:
+    """What stands between a loosely matched secret's characters (escape sequences, line
+    breaks): kept after the marker, so each line keeps its own text and the styling after
+    the secret is the log's."""
+    return "".join(re.findall(_BETWEEN_ONE, match.group(0)))
 
 
 def _loose(secret: str, text: str) -> re.Pattern[str]:

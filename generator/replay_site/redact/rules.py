@@ -42,14 +42,22 @@ NAMED_RULES = {"assignment-secret"}
 # except in names longer than the rule's 64 characters, which never match.
 NAME_ROOTS = ("passw", "passp", "secret", "token", "key", "credential", "_pat", "-pat")
 
+# Between the lines of a PEM block: white space, or line breaks JSON-escaped (once or more).
+_PEM_BREAK = r"(?:\s|\\+[rn])+"
+# A line of its body: base64 (a short one only last, before the END line or ending in `=`), or a header.
+_PEM_LINE = (rf"(?:[A-Za-z0-9+/]{{16,}}={{0,2}}|[A-Za-z0-9+/]{{1,15}}(?:=+|(?={_PEM_BREAK}-----END ))"
+             r"|[A-Z][A-Za-z-]+: [\w,. -]+)")
+
 # An argument key naming a secret (its value is looked at with the key before it).
 SECRET_KEY = re.compile(r"[A-Za-z][\w.-]{0,63}")
 
 # (kind, pattern); the named group `secret` (or `flag`, `sshpass`) is what is replaced, else the whole match.
 CONTEXT_RULES: list[tuple[str, LazyPattern]] = [
-    # Also matches a key whose newlines are written `\n` inside a JSON string.
-    ("private-key", LazyPattern(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-                               r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
+    # The armour, the lines of the body (base64, or `Proc-Type:`-like headers) and the END line
+    # when it is there: a block cut short (`head -5 id_rsa`) ends where its body does, not at
+    # the text's end. Lines may be broken by `\n` written inside a JSON string.
+    ("private-key", LazyPattern(rf"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:{_PEM_BREAK}{_PEM_LINE})*"
+                               rf"(?:{_PEM_BREAK}-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?")),
     ("url-password", LazyPattern(r"(?<=://)[^/\s:@\"'<>]*:(?P<secret>[^/\s@\"'<>]{3,})(?=@[\w.\[-])")),
     ("authorization", LazyPattern(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?"
                                  r"(?:(?:bearer|basic|token|digest|apikey)\s+)?(?P<secret>[^\s\"',;]{8,})")),
@@ -63,7 +71,7 @@ CONTEXT_RULES: list[tuple[str, LazyPattern]] = [
                                          r"(?P<secret>[A-Za-z0-9+/=%]{20,})")),
     ("query-secret", LazyPattern(r"(?i)[?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|"
                                 r"secret|client_secret|password|passwd|pwd|auth|sig|signature|x-amz-signature|"
-                                r"x-amz-security-token|x-goog-signature)=(?P<secret>[^&\s#\"'<>]{6,})")),
+                                r"x-amz-security-token|x-goog-signature)=(?P<secret>[^&\s#\"'<>()]{6,})")),
     ("password-flag", LazyPattern(r"(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?P<secret>[^\s-]\S{2,})"
                                  r"|--password[= ](?P<flag>[^\s-]\S{2,})|\bsshpass\s+-p\s*(?P<sshpass>\S{3,}))")),
     ("aws-access-key-id", LazyPattern(r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[A-Z2-7]{16}\b")),
@@ -143,3 +151,7 @@ CASELESS = {"authorization", "bearer-token", "assignment-secret", "connection-st
 # Rules that take whatever follows a name: in code the "value" is often an expression
 # (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
 VALUE_RULES = {"assignment-secret", "netrc-password", "authorization", "password-flag"}
+# Rules whose value may run on into a sentence's punctuation (`password: hunter2hunter2.`,
+# `Bearer eyJ….`): a value's last characters of these are the text's, not the secret's.
+TRIMMED = VALUE_RULES | {"bearer-token", "query-secret"}
+TRAILING = ".,:;!?"

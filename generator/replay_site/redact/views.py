@@ -84,17 +84,23 @@ def views(text: str) -> list[str]:
 
 def wrapped(shown: str, backwards: str) -> list[str]:
     """Long tokens a line break cuts, joined again: each run of at least six token characters
-    before a line break (`\\r\\n` too) with the run after it, left to right, a run that
-    ended the previous pair not starting another."""
+    before a line break (`\\r\\n` too) with the run after it, left to right; a run that
+    ended the previous piece and fills its line continues that piece (a token wrapped over
+    three lines or more), else it starts no other."""
     joined = []
     end = len(shown)
-    taken = 0
+    taken = 0  # where the last piece ends
+    last_line = -1  # where its last run (the start of a line) begins
     for match in _WRAP.finditer(shown):
         before_end = match.start() - (shown[match.start() - 1] == "\r")
         start = end - _TOKEN_RUN.match(backwards, end - before_end).end()
-        if start >= taken:
+        if start == last_line and before_end <= taken:
+            joined[-1] += match.group(1)
+        elif start >= taken:
             joined.append(shown[start:before_end] + match.group(1))
-            taken = match.end()
+        else:
+            continue
+        taken, last_line = match.end(), match.start(1)
     return joined
 
 
