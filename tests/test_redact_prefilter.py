@@ -19,7 +19,7 @@ from secret_set import SECRETS
 from replay_site.model import Session, Step, ToolCall
 from replay_site.redact import redact_session
 from replay_site.redact.detect import Detector, _rule_hits, _rules_that_may_match, lowered, words_in
-from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, SECRET_NAME
+from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret
 from replay_site.redact.views import name_parts, views, wrapped
 
 # For the families no fake secret of the two sets stands in (they are known by context).
@@ -34,7 +34,7 @@ WRITTEN = {
     "password-flag": "mysql -u root -pTr0ub4dor3x prod",
     "fly-token": "FLY_API_TOKEN: FlyV1 fm2_" + "lJPECAAAAAAAAMXKxBBQ" * 3,
 }
-# Every spelling of a name the assignment rule takes (SECRET_NAME's words, any case).
+# Every spelling of a name the assignment rule takes (names_a_secret's words, any case).
 SECRET_NAMES = ["DB_PASSWORD", "dbPassword", "db_passwd", "GPG_PASSPHRASE", "aws_secret_access_key", "GITHUB_TOKEN",
                 "api-key", "X_API_KEY", "ALGOLIA_ADMIN_KEY", "privateKey", "private_key", "AZURE_DEVOPS_EXT_PAT",
                 "gitlab-pat", "CREDENTIALS", "apikey", "accessKey"]
@@ -55,7 +55,7 @@ def _matches_as_written(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     starts = range(len(text)) if kind in NAMED_RULES else [None]
     for start in starts:
         match = pattern.match(text, start) if start is not None else pattern.search(text)
-        if match and (kind not in NAMED_RULES or SECRET_NAME.search(match["name"])):
+        if match and (kind not in NAMED_RULES or names_a_secret(match["name"])):
             return True
     return False
 

@@ -35,8 +35,9 @@ from replay_site.redact.detect import (
     ScannerUnavailable,
     scanner_version,
     start_scanner,
+    wordy,
 )
-from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
+from replay_site.redact.rules import SECRET_KEY, names_a_secret
 from replay_site.redact.views import views as _views
 
 __all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version",
@@ -78,9 +79,9 @@ class Redactor:
         for view in self.views.get(text) or _views(text):
             for hit in self.detector.find(view):
                 found.setdefault(view[hit.start:hit.end], hit.kind)
-        if len(found) > 1 and "\n" in text:
+        if found and "\n" in text:
             shown = ansi.plain(text)
-            found = {secret: kind for secret, kind in found.items() if not _ran_on(secret, found, shown)}
+            found = {secret: kind for secret, kind in found.items() if not _ran_on(secret, shown)}
         return found
 
     def text(self, text: str) -> str:
@@ -111,21 +112,15 @@ class Redactor:
         return shown
 
 
-def _ran_on(secret: str, found: dict[str, str], shown: str) -> bool:
-    """Whether `secret` is a shorter secret found too, run on across a line break into a word
-    at the start of the next line (`password = pypi-…` then `repository = …`): the view with
-    wrapped lines joined holds both, and the word is the next line's own text, not the
-    secret's. A token a terminal wrapped has a tail that reads as no word (random characters)."""
-    for other in found:
-        if other != secret and secret.startswith(other) and _WORD.fullmatch(secret[len(other):]) \
-                and re.search(re.escape(other) + r"\r?\n" + re.escape(secret[len(other):]), shown):
-            return True
-    return False
-
-
-# What reads as a word of prose or config rather than a token's random tail: letters only, at
-# most the first upper-case, or all upper-case.
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
+def _ran_on(secret: str, shown: str) -> bool:
+    """Whether `secret`, found only with wrapped lines joined, runs on into words that start
+    the next line (`password = pypi-…` then `repository = …`; `KEY_FILE=/certs/a.pem` then
+    `ssh_key: …`): those are the next line's own text. A token a terminal wrapped goes on with
+    random characters, which read as no words."""
+    if secret in shown:
+        return False
+    joined = _loose_pattern(secret, False, False).search(shown)
+    return joined is not None and wordy(re.split(r"\r?\n", joined.group(0))[-1])
 
 
 def _between(match: re.Match[str]) -> str:
@@ -176,7 +171,7 @@ def _argument_pairs(steps: list[Step]) -> dict[str, list[str]]:
             for key, value in node.items() if isinstance(node, dict) else enumerate(node):
                 if isinstance(value, (dict, list)):
                     stack.append(value)
-                elif isinstance(key, str) and isinstance(value, str) and SECRET_KEY.fullmatch(key) and SECRET_NAME.search(key):
+                elif isinstance(key, str) and isinstance(value, str) and SECRET_KEY.fullmatch(key) and names_a_secret(key):
                     pairs.setdefault(value, []).append(f"{orjson.dumps(key).decode()}: {orjson.dumps(value).decode()}")
     return {value: views for value, views in pairs.items() if not value.startswith(_CUT_MARKER) or value in walked_markers}
 

@@ -26,21 +26,53 @@ class LazyPattern:
         return getattr(self._compiled, name)
 
 
-# What a value after a name may hold: not quotes, separators or brackets (an expression's).
-_VALUE = r"[^\s\"'`,;()\[\]{}<>]"
-# Words in a name whose value is a credential, in any case and spelling (`DB_PASSWORD`,
-# `dbPassword`, `aws_secret_access_key`, `api-key`, `ALGOLIA_ADMIN_KEY`, `AZURE_DEVOPS_EXT_PAT`).
-SECRET_NAME = re.compile(r"(?i)password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
-                         r"|credential|[_-]key|(?-i:[a-z]Key)|[_-]pat(?![a-z])")
-# Rules whose named group `name` must hold one of those words (checked after the match: a
-# regex asking for them inside a name backtracks without end on long words).
+# What a value after a name may hold: not quotes, separators or brackets (an expression's),
+# nor a JSON string's escape (`\n` ends a line of a file held in a JSON string).
+_VALUE = r"(?:[^\s\"'`,;()\[\]{}<>\\]|\\(?![nrtu\"\\/]))"
+# A name is read as its words (`DB_PASSWORD`, `dbPassword`, `AWSSecretKey`, `api-key`): an
+# upper-case run, a capitalised or lower-case word, digits.
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# A word that says the value is a credential; a word ending in one of the first (`dbpassword`,
+# `authtoken`, `clientsecret`: a name written without separators) says so too. `key` only as a
+# word of its own: `keyboard`, `keylayout` and `monkey` hold no key.
+_CREDENTIAL_ENDINGS = ("password", "passwd", "passphrase", "secret", "token")
+_CREDENTIAL_WORDS = {"key", "apikey", "accesskey", "secretkey", "privatekey", "pat", "pwd", "pass", "credential", "credentials"}
+# Providers whose credentials include a `…_SID` (Twilio's account and API key SIDs).
+_SID_PROVIDERS = {"twilio"}
+# A last word that says the value is about a credential, not the credential: its name, type,
+# file, length, header, lifetime, where it is kept (`secret_name: prod/db`, `token_type`,
+# `api_key_file`, `password_min_length`, `api_key_header`, `token_url`, `key_id`).
+_ABOUT_WORDS = {"name", "names", "type", "types", "kind", "file", "files", "path", "paths", "dir", "folder", "field",
+                "fields", "length", "len", "min", "max", "count", "size", "bits", "header", "headers", "command", "cmd",
+                "prefix", "suffix", "format", "env", "var", "variable", "id", "ids", "url", "uri", "endpoint", "host",
+                "mode", "policy", "version", "label", "description", "hint", "help", "placeholder", "expiry", "expires",
+                "expiration", "ttl", "timeout", "lifetime", "rotation", "days", "seconds", "enabled", "required", "regex",
+                "pattern", "hash", "algorithm", "algo", "source", "provider", "backend", "store", "location", "scope",
+                "scopes", "ref", "arn", "usage", "budget", "limit", "symbol", "layout", "map", "index", "column", "attribute",
+                "param", "parameter", "option", "flag", "manager", "helper", "class", "schema", "template", "prompt",
+                "message", "error", "reset", "style", "vault", "keys"}
+
+
+def names_a_secret(name: str) -> bool:
+    """Whether a name (`DB_PASSWORD`, `aws_secret_access_key`, `TWILIO_ACCOUNT_SID`, any case)
+    says its value is a credential."""
+    words = [word.lower() for word in _NAME_WORD.findall(name)]
+    if not words or words[-1] in _ABOUT_WORDS or "public" in words or "publishable" in words:
+        return False
+    if "sid" in words and _SID_PROVIDERS.intersection(words):
+        return True
+    return any(word in _CREDENTIAL_WORDS or word.endswith(_CREDENTIAL_ENDINGS) for word in words)
+
+
+# Rules whose named group `name` must name a secret (names_a_secret, checked after the match:
+# a regex asking for the words inside a name backtracks without end on long words).
 NAMED_RULES = {"assignment-secret"}
-# A word every word SECRET_NAME finds holds, lower-cased (`passw` for `password` and `passwd`,
-# `key` for `api_key` and `privateKey`, `_pat`): a name holding none is not tried. Not `pass`
-# (test output's PASSED) or `pat` (every `path`), which stand far more often in names that are
-# not a secret's. A word found one character earlier (`_pat`) gives the same name start,
-# except in names longer than the rule's 64 characters, which never match.
-NAME_ROOTS = ("passw", "passp", "secret", "token", "key", "credential", "_pat", "-pat")
+# A part every name names_a_secret takes holds, lower-cased (`passw` for `password` and
+# `passwd`, `key` for `api_key` and `privateKey`, `_pat`): a name holding none is not tried.
+# Not `pass` (test output's PASSED) or `pat` (every `path`), which stand far more often in
+# names that are not a secret's. A part found one character earlier (`_pat`) gives the same
+# name start, except in names longer than the rule's 64 characters, which never match.
+NAME_ROOTS = ("passw", "passp", "secret", "token", "key", "credential", "_pat", "-pat", "pwd", "_pass", "-pass", "sid")
 
 # Between the lines of a PEM block: white space, or line breaks JSON-escaped (once or more).
 _PEM_BREAK = r"(?:\s|\\+[rn])+"
@@ -63,8 +95,9 @@ CONTEXT_RULES: list[tuple[str, LazyPattern]] = [
                                  r"(?:(?:bearer|basic|token|digest|apikey)\s+)?(?P<secret>[^\s\"',;]{8,})")),
     ("bearer-token", LazyPattern(r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/~]{20,})")),
     # `NAME=value`, `name: value`, `"name": "value"`, `name = 'value'`: env files, ini, YAML,
-    # TOML, JSON, Python, shell. The name must end at the separator (`token_type = …` is not a token).
-    ("assignment-secret", LazyPattern(rf"(?<![\w.-])(?P<name>[\w.-]{{1,64}})[\"']?\s*(?:=|:|:=)\s*[\"']?(?P<secret>{_VALUE}{{4,}})")),
+    # TOML, JSON, Python, shell. The name must end at the separator (`token_type = …` is not a token),
+    # and starts after a JSON string's `\n` (a file's lines held in one), not with its `n`.
+    ("assignment-secret", LazyPattern(rf"(?:(?<![\w.\\-])|(?<=\\[nrt]))(?P<name>[\w.-]{{1,64}})[\"']?\s*(?:=|:|:=)\s*[\"']?(?P<secret>{_VALUE}{{4,}})")),
     # netrc and ~/.pgpass-like files: `password VALUE` (the literal first: the regex engine then skips ahead).
     ("netrc-password", LazyPattern(rf"password(?<![\w.-]password)[ \t]+(?P<secret>{_VALUE}{{6,}})")),
     ("connection-string-key", LazyPattern(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)="
