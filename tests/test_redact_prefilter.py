@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 import re
+import string
+import zlib
 
 import pytest
 from fake_secrets import FAKES
@@ -22,8 +24,21 @@ from replay_site.redact.detect import Detector, _rule_hits, _rules_that_may_matc
 from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret
 from replay_site.redact.views import name_parts, views, wrapped
 
-# For the families no fake secret of the two sets stands in (they are known by context).
+def _with_checksum(prefix: str, random_part: str) -> str:
+    """A token of GitHub's scheme: the CRC32 of its 30 random characters in 6 base62 digits."""
+    alphabet, value, digits = string.digits + string.ascii_uppercase + string.ascii_lowercase, zlib.crc32(random_part.encode()), ""
+    while value:
+        value, digit = divmod(value, 62)
+        digits = alphabet[digit] + digits
+    return prefix + random_part + digits.rjust(6, "0")
+
+
+# For the families no fake secret of the two sets stands in (they are known by context, or
+# by a checksum the fakes do not compute).
 WRITTEN = {
+    "github-token": "see " + _with_checksum("gh" + "p_", "Zx9vQ2mK7pL4Hx7Kq2Lm9Zp4Ab3Cd5"),
+    "npm-token": "//registry.npmjs.org/:_authToken=" + _with_checksum("np" + "m_", "Hx7Kq2Lm9Zp4Zx9vQ2mK7pL4Ef6Gh8"),
+    "twilio-sid": "Twilio account AC" + "0123456789abcdef" * 2,
     "assignment-secret": "DB_PASSWORD=c0rrect-horse-Battery9",
     "url-password": "postgres://deploy:Zx9vQ2mK7pL4@db.internal:5432/app",
     "authorization": "Authorization: Basic ZGVwbG95OnMzY3JldHBhc3N3b3Jk",

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version, start_scanner  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
-from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SHAPES, TRAILING, TRIMMED, VALUE_RULES, names_a_secret
+from replay_site.redact.rules import CASELESS, CHECKS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SHAPES, TRAILING, TRIMMED, VALUE_RULES, names_a_secret
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
@@ -254,6 +254,8 @@ def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]
             if group is None and pattern.groups == 1 and match.group(1):
                 group = 1
             start, end = match.span(group) if group is not None else match.span()
+            if kind in CHECKS and not CHECKS[kind](text[start:end]):
+                continue
             if kind in TRIMMED:
                 end = start + len(text[start:end].rstrip(TRAILING))
             hits.append(Hit(start, end, kind))

@@ -6,6 +6,7 @@ written from the provider's documented format; worth contributing upstream).
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Any
 
 
@@ -137,6 +138,12 @@ PROVIDER_RULES: list[tuple[str, str, str]] = [
     ("mapbox-secret-token", "sk.eyJ", r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
     ("adafruit-io-key", "aio_", r"aio_[A-Za-z0-9]{28}"),
     ("fly-token", "FlyV1 ", r"FlyV1 fm\d_[A-Za-z0-9_+/=,-]{40,}"),
+    # Found by the catalogue too; written here so that no format of the issue's list depends on it alone.
+    ("pypi-token", "pypi-AgEI", r"pypi-AgEI[A-Za-z0-9_-]{50,}"),
+    ("slack-token", "xox", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("stripe-secret-key", "k_live_", r"[sr]k_live_[A-Za-z0-9]{24,}"),
+    # developer.okta.com: API tokens are 42 characters starting `00` (checked for mixed classes, CHECKS).
+    ("okta-api-token", "00", r"00[A-Za-z0-9_-]{40}"),
 ]
 # A pattern starting with a lookbehind is tried at every position of a text, one starting with
 # a character only where that character stands (~30 times faster over text without it). So a
@@ -155,6 +162,15 @@ def _token(pattern: str) -> str:
 CONTEXT_RULES += [(kind, LazyPattern(_token(pattern))) for kind, _prefix, pattern in PROVIDER_RULES]
 # core.telegram.org/bots/api: `<bot id>:<35 characters>`, also inside `/bot<token>/` URL paths.
 CONTEXT_RULES.append(("telegram-bot-token", LazyPattern(rf"(?:(?<=bot)|(?<![A-Za-z0-9:]))\d{{8,10}}:AA[A-Za-z0-9_-]{{33}}{_TOKEN_END}")))
+# GitHub's tokens (github.blog, 2021-04-05: prefix, 30 random base62 characters, the CRC32 of
+# those in 6 base62 characters) and npm's, which follow the same scheme: a token whose
+# checksum holds is one wherever it stands, glued to a word before it too (the catalogue wants
+# a word boundary there). Without a checksum that holds, the catalogue finds them at a boundary.
+CONTEXT_RULES += [("github-token", LazyPattern(rf"gh[pousr]_[A-Za-z0-9]{{36}}{_TOKEN_END}")),
+                  ("npm-token", LazyPattern(rf"npm_[A-Za-z0-9]{{36}}{_TOKEN_END}"))]
+# twilio.com/docs/iam: account SIDs (AC) and API key SIDs (SK) are 34 characters, 32 of them
+# hex; an account SID is an identifier too, so it counts only in a text naming Twilio.
+CONTEXT_RULES.append(("twilio-sid", LazyPattern(rf"(?<![A-Za-z0-9])(?:AC|SK)[0-9a-f]{{32}}{_TOKEN_END}")))
 SECRET_GROUPS = ("secret", "flag", "sshpass")
 
 # What each rule cannot match without: a text holding none of these words skips the rule's
@@ -173,6 +189,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
     **{kind: (prefix,) for kind, prefix, _pattern in PROVIDER_RULES},
     "telegram-bot-token": (":AA",),
+    "github-token": ("gh",),
+    "npm-token": ("npm_",),
+    "twilio-sid": ("twilio",),
     "newrelic-key": ("NRAK-", "NRAA-", "NRII-", "NRJS-", "NRRA-"),
 }
 # What a rule's match must hold where its words tell too little: a Discord token's only
@@ -180,7 +199,36 @@ NEEDS: dict[str, tuple[str, ...]] = {
 # a cold build of the medium corpus 0.14 s over the sessions' joined texts; this one, led by
 # a literal character, skips ahead as a word search does (0.02 s).
 SHAPES: dict[str, re.Pattern[str]] = {"discord-bot-token": re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}")}
-CASELESS = {"authorization", "bearer-token", "assignment-secret", "connection-string-key", "query-secret"}
+CASELESS = {"authorization", "bearer-token", "assignment-secret", "connection-string-key", "query-secret", "twilio-sid"}
+
+
+_BASE62 = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+           "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _crc32_holds(token: str) -> bool:
+    """Whether the last 6 characters of `token` are the CRC32 of the 30 before them, in base62
+    (either order of the alphabet: implementations differ in which case comes first)."""
+    body = token.split("_", 1)[1]
+    checksum = zlib.crc32(body[:30].encode())
+    for alphabet in _BASE62:
+        digits, value = "", checksum
+        while value:
+            value, digit = divmod(value, 62)
+            digits = alphabet[digit] + digits
+        if digits.rjust(6, "0") == body[30:]:
+            return True
+    return False
+
+
+def _mixed(token: str) -> bool:
+    """Upper-case, lower-case and digits after the `00`: a random token, not a number or a word."""
+    rest = token[2:]
+    return any(c.isupper() for c in rest) and any(c.islower() for c in rest) and any(c.isdigit() for c in rest)
+
+
+# A rule's match is a secret only when its check holds.
+CHECKS = {"github-token": _crc32_holds, "npm-token": _crc32_holds, "okta-api-token": _mixed}
 # Rules that take whatever follows a name: in code the "value" is often an expression
 # (`OPENAI_API_KEY: env.OPENAI_API_KEY`, `= apiKeyValue;`) or a word (`'proxy-handled'`).
 VALUE_RULES = {"assignment-secret", "netrc-password", "authorization", "password-flag"}
