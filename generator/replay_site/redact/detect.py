@@ -34,17 +34,17 @@ _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|red
 # Code, not a credential: a dotted reference or a call (`settings.SECRET_KEY`, `env(`), a path
 # (`/run/secrets/api_key`, `~/.ssh/id_ed25519`, `C:\\keys\\a.pem`, `certs/server.pem`), a
 # version or a number (`^3.949.0`, `2048`), an environment lookup the placeholder rule has not.
-_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*(?:\(\)?)?")
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+(?:\(\)?)?")  # a plain identifier is for wordy()
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@+-]*)*|[A-Za-z]:\\[\w\\. -]*|[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z0-9]{1,5}")
 _VERSION = re.compile(r"[~^<>=v]*\d+(?:[._]\d+)*(?:[-+.][\w.]+)?")
 _LOOKUP = re.compile(r"^\$\{?\w+|^%\w+%$|\benv\b|environ|getenv|\bsecrets\.")
 # Words, however joined (`sessionid`, `proxy-handled`, `com.apple.keylayout.Thai`, `X-Api-Key`,
 # `AbstractSingletonProxyFactoryBean`): each part between separators lower-case, UPPER-case,
-# Capitalised or camelCase; the last may end in a version's digits (`password1`). A random
-# token has parts no word has: an upper-case letter alone between lower-case ones, digits
-# inside a part (`cl100k`, `Zx9vQ2mK`).
+# Capitalised or camelCase (`tenantId`); the last may end in a version's digits (`password1`).
+# A random token has parts no word has: upper-case letters together after lower-case ones,
+# digits inside a part (`cl100k`, `Zx9vQ2mK`, `lfmZIcQWQ`).
 _SEPARATORS = re.compile(r"[-_.:/\\ ]+")
-_WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]{2,})*")
+_WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]+)*")
 # A token's characters in a random order: at least this many bits of Shannon entropy per
 # character (a random 16-character one holds ~3.7, `Hunter2Hunter2` 2.8, `aaaa1111` 1.0); a
 # bit under the most its length allows for short values (a random 8-character one: ~2.8).

@@ -141,6 +141,7 @@ PROVIDER_RULES: list[tuple[str, str, str]] = [
     # Found by the catalogue too; written here so that no format of the list depends on it alone.
     ("pypi-token", "pypi-AgEI", r"pypi-AgEI[A-Za-z0-9_-]{50,}"),
     ("slack-token", "xox", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("langsmith-key", "lsv2_", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"),
     ("stripe-secret-key", "k_live_", r"[sr]k_live_[A-Za-z0-9]{24,}"),
     # developer.okta.com: API tokens are 42 characters starting `00` (checked for mixed classes, CHECKS).
     ("okta-api-token", "00", r"00[A-Za-z0-9_-]{40}"),
