@@ -21,7 +21,7 @@ from secret_set import SECRETS
 from replay_site.model import Session, Step, ToolCall
 from replay_site.redact import redact_session
 from replay_site.redact.detect import Detector, _rule_hits, _rules_that_may_match, lowered, words_in
-from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret
+from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret, wordy
 from replay_site.redact.views import name_parts, views, wrapped
 
 def _with_checksum(prefix: str, random_part: str) -> str:
@@ -124,6 +124,20 @@ _NAME_RUN = re.compile(r"[A-Za-z0-9_\-+=.]{16,}")
 _FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)$")
 
 
+def _wrapped_as_specified(shown: str) -> list[str]:
+    """Each regex match's runs, cut before a run that reads as words (it starts a line of its own)."""
+    pieces = []
+    for joined in _WRAPPED.findall(shown):
+        group: list[str] = []
+        for run in re.split(r"\r?\n", joined):
+            if group and wordy(run):
+                pieces += ["".join(group)] if len(group) > 1 else []
+                group = []
+            group.append(run)
+        pieces += ["".join(group)] if len(group) > 1 else []
+    return pieces
+
+
 def _name_parts_as_specified(shown: str) -> list[str]:
     parts = []
     for run in _NAME_RUN.finditer(shown):
@@ -144,7 +158,7 @@ def test_wrapped_lines_and_name_parts_are_the_ones_a_scan_of_every_position_find
                              for _ in range(generator.randint(1, 24))))
     for text in texts:
         backwards = text[::-1]
-        assert wrapped(text, backwards) == [re.sub(r"\r?\n", "", joined) for joined in _WRAPPED.findall(text)], text
+        assert wrapped(text, backwards) == _wrapped_as_specified(text), text
         assert name_parts(text, backwards) == _name_parts_as_specified(text), text
 
 

@@ -35,7 +35,6 @@ from replay_site.redact.detect import (
     ScannerUnavailable,
     scanner_version,
     start_scanner,
-    wordy,
 )
 from replay_site.redact.rules import SECRET_KEY, names_a_secret
 from replay_site.redact.views import views as _views
@@ -79,9 +78,6 @@ class Redactor:
         for view in self.views.get(text) or _views(text):
             for hit in self.detector.find(view):
                 found.setdefault(view[hit.start:hit.end], hit.kind)
-        if found and "\n" in text:
-            shown = ansi.plain(text)
-            found = {secret: kind for secret, kind in found.items() if not _ran_on(secret, shown)}
         return found
 
     def text(self, text: str) -> str:
@@ -110,17 +106,6 @@ class Redactor:
         for hit in reversed(hits):
             shown = shown[:hit.start] + marker(hit.kind) + shown[hit.end:]
         return shown
-
-
-def _ran_on(secret: str, shown: str) -> bool:
-    """Whether `secret`, found only with wrapped lines joined, runs on into words that start
-    the next line (`password = pypi-…` then `repository = …`; `KEY_FILE=/certs/a.pem` then
-    `ssh_key: …`): those are the next line's own text. A token a terminal wrapped goes on with
-    random characters, which read as no words."""
-    if secret in shown:
-        return False
-    joined = _loose_pattern(secret, False, False).search(shown)
-    return joined is not None and wordy(re.split(r"\r?\n", joined.group(0))[-1])
 
 
 def _between(match: re.Match[str]) -> str:

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version, start_scanner  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
-from replay_site.redact.rules import CASELESS, CHECKS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SHAPES, TRAILING, TRIMMED, VALUE_RULES, names_a_secret
+from replay_site.redact.rules import CASELESS, CHECKS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SHAPES, TRAILING, TRIMMED, VALUE_RULES, names_a_secret, wordy
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
@@ -38,13 +38,6 @@ _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+(?:\(\)?)?")  # a plain i
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@+-]*)*|[A-Za-z]:\\[\w\\. -]*|[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z0-9]{1,5}")
 _VERSION = re.compile(r"[~^<>=v]*\d+(?:[._]\d+)*(?:[-+.][\w.]+)?")
 _LOOKUP = re.compile(r"^\$\{?\w+|^%\w+%$|\benv\b|environ|getenv|\bsecrets\.")
-# Words, however joined (`sessionid`, `proxy-handled`, `com.apple.keylayout.Thai`, `X-Api-Key`,
-# `AbstractSingletonProxyFactoryBean`): each part between separators lower-case, UPPER-case,
-# Capitalised or camelCase (`tenantId`); the last may end in a version's digits (`password1`).
-# A random token has parts no word has: upper-case letters together after lower-case ones,
-# digits inside a part (`cl100k`, `Zx9vQ2mK`, `lfmZIcQWQ`).
-_SEPARATORS = re.compile(r"[-_.:/\\ ]+")
-_WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]+)*")
 # A token's characters in a random order: at least this many bits of Shannon entropy per
 # character (a random 16-character one holds ~3.7, `Hunter2Hunter2` 2.8, `aaaa1111` 1.0); a
 # bit under the most its length allows for short values (a random 8-character one: ~2.8).
@@ -76,17 +69,6 @@ def secret_shaped(value: str) -> bool:
     classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
                any(not c.isalnum() and c not in "-_." for c in value))
     return (sum(classes) >= 2 or len(value) >= 20) and entropy(value) >= min(_ENTROPY, math.log2(len(value)) - 1)
-
-
-def wordy(value: str) -> bool:
-    """Whether `value` reads as words or an identifier (_WORD_PART), not a token."""
-    parts = [part for part in _SEPARATORS.split(value) if part]
-    if not parts:
-        return True
-    last = parts[-1].rstrip("0123456789")
-    if len(parts[-1]) - len(last) <= 3:
-        parts[-1] = last
-    return all(_WORD_PART.fullmatch(part) for part in parts)
 
 
 def _random_part(part: str) -> bool:

@@ -65,6 +65,25 @@ def names_a_secret(name: str) -> bool:
     return any(word in _CREDENTIAL_WORDS or word.endswith(_CREDENTIAL_ENDINGS) for word in words)
 
 
+# Words, however joined (`sessionid`, `proxy-handled`, `com.apple.keylayout.Thai`, `X-Api-Key`,
+# `AbstractSingletonProxyFactoryBean`): each part between separators lower-case, UPPER-case,
+# Capitalised or camelCase (`tenantId`); the last may end in a version's digits (`password1`).
+# A random token has parts no word has: upper-case letters together after lower-case ones,
+# digits inside a part (`cl100k`, `Zx9vQ2mK`, `lfmZIcQWQ`).
+_SEPARATORS = re.compile(r"[-_.:/\\ ]+")
+_WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]+)*")
+
+def wordy(value: str) -> bool:
+    """Whether `value` reads as words or an identifier (_WORD_PART), not a token."""
+    parts = [part for part in _SEPARATORS.split(value) if part]
+    if not parts:
+        return True
+    last = parts[-1].rstrip("0123456789")
+    if len(parts[-1]) - len(last) <= 3:
+        parts[-1] = last
+    return all(_WORD_PART.fullmatch(part) for part in parts)
+
+
 # Rules whose named group `name` must name a secret (names_a_secret, checked after the match:
 # a regex asking for the words inside a name backtracks without end on long words).
 NAMED_RULES = {"assignment-secret"}
