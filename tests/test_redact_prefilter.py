@@ -125,16 +125,22 @@ _FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|con
 
 
 def _wrapped_as_specified(shown: str) -> list[str]:
-    """Each regex match's runs, cut before a run that reads as words (it starts a line of its own)."""
+    """Each regex match's runs, cut before a run that reads as words (it starts a line of its
+    own); a group of three runs or more is given again from its second run."""
     pieces = []
+
+    def add(group: list[str]) -> None:
+        pieces.extend(["".join(group)] if len(group) > 1 else [])
+        pieces.extend(["".join(group[1:])] if len(group) > 2 else [])
+
     for joined in _WRAPPED.findall(shown):
         group: list[str] = []
         for run in re.split(r"\r?\n", joined):
             if group and wordy(run):
-                pieces += ["".join(group)] if len(group) > 1 else []
+                add(group)
                 group = []
             group.append(run)
-        pieces += ["".join(group)] if len(group) > 1 else []
+        add(group)
     return pieces
 
 

@@ -91,23 +91,32 @@ def wrapped(shown: str, backwards: str) -> list[str]:
     """Long tokens a line break cuts, joined again: each run of at least six token characters
     before a line break (`\\r\\n` too) with the run after it, left to right; a run that
     ended the previous piece and fills its line continues that piece (a token wrapped over
-    three lines or more), else it starts no other. A run that reads as words (`repository`,
-    `ssh_key:`) starts a line of its own: a wrapped token goes on with random characters, and
-    joined to the token before, the next line's first word would be taken for the token's end
+    three lines or more), else it starts no other. Such a piece is given once more from its
+    second run on: the first may be the end of the line before a token that starts its own
+    (`$ ls /home/dev` then a wrapped key). A run that reads as words (`repository`, `ssh_key:`)
+    starts a line of its own: a wrapped token goes on with random characters, and joined to
+    the token before, the next line's first word would be taken for the token's end
     (`password = pypi-…` then `repository = …`)."""
     joined = []
     end = len(shown)
     taken = 0  # where the last piece ends
     last_line = -1  # where its last run (the start of a line) begins
+    piece, from_second = -1, -1  # the last piece's index in `joined`, and its copy's from its second run
     for match in _WRAP.finditer(shown):
         before_end = match.start() - (shown[match.start() - 1] == "\r")
         start = end - _TOKEN_RUN.match(backwards, end - before_end).end()
         if wordy(match.group(1)):
             continue
         if start == last_line and before_end <= taken:
-            joined[-1] += match.group(1)
+            joined[piece] += match.group(1)
+            if from_second < 0:
+                joined.append(shown[start:before_end] + match.group(1))
+                from_second = len(joined) - 1
+            else:
+                joined[from_second] += match.group(1)
         elif start >= taken:
             joined.append(shown[start:before_end] + match.group(1))
+            piece, from_second = len(joined) - 1, -1
         else:
             continue
         taken, last_line = match.end(), match.start(1)
