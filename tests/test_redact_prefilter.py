@@ -24,6 +24,7 @@ from replay_site.redact.detect import Detector, _rule_hits, _rules_that_may_matc
 from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret, wordy
 from replay_site.redact.views import name_parts, views, wrapped
 
+
 def _with_checksum(prefix: str, random_part: str) -> str:
     """A token of GitHub's scheme: the CRC32 of its 30 random characters in 6 base62 digits."""
     alphabet, value, digits = string.digits + string.ascii_uppercase + string.ascii_lowercase, zlib.crc32(random_part.encode()), ""

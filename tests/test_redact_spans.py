@@ -7,13 +7,16 @@ used to run on past a secret's end; the property test at the end generates the r
 from __future__ import annotations
 
 import base64
-import json
 import os
 import random
 import string
 
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
 from replay_site.model import Session, Step, ToolCall
 from replay_site.redact import redact_session
+from replay_site.redact.rules import wordy
 
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "-_"
@@ -84,12 +87,6 @@ def test_a_value_keeps_the_punctuation_and_brackets_that_follow_it():
 
 # --- The property: any secret, any neighbours, every encoding the scanner decodes.
 
-from hypothesis import HealthCheck, assume, given, settings  # noqa: E402 - the property's own imports
-from hypothesis import strategies as st  # noqa: E402
-
-from replay_site.redact.detect import wordy  # noqa: E402
-
-
 def _token(prefix: str, alphabet: str, length: int):
     return lambda generator: prefix + "".join(generator.choice(alphabet) for _ in range(length))
 
@@ -131,7 +128,7 @@ def _encode(encoding: str, secret: str, cut: int) -> tuple[str, str, str]:
     return "", secret, ""
 
 
-@settings(max_examples=int(os.environ.get("REDACTION_PROPERTY_EXAMPLES", 300)), deadline=None,
+@settings(max_examples=int(os.environ.get("REDACTION_PROPERTY_EXAMPLES", "300")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(kind=st.sampled_from(sorted(FORMATS)), seed=st.integers(0, 2**32),
        encoding=st.sampled_from(["plain", "json-escaped", "base64", "wrapped", "ansi-split"]),

@@ -16,9 +16,9 @@ everywhere it links), a source path or problem holding one gets the marker.
 from __future__ import annotations
 
 import hashlib
-from array import array
 import html
 import re
+from array import array
 from collections import Counter
 from functools import lru_cache
 from urllib.parse import quote
@@ -92,7 +92,7 @@ class Redactor:
                 replaced += result.count(spelling)
                 result = result.replace(spelling, marker(kind))
             if any(secret in view for view in _views(result)):  # split, or escaped a character at a time
-                result, more = _loose(secret, result).subn(lambda match: marker(kind) + _between(match), result)
+                result, more = _loose(secret, result).subn(lambda match, kind=kind: marker(kind) + _between(match), result)
                 replaced += more
             self.counts[kind] += max(replaced, 1)
         if any(secret in ansi.plain(result) for secret in found):

@@ -10,16 +10,30 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from bisect import bisect_right
-from itertools import accumulate
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version, start_scanner  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
-from replay_site.redact.rules import CASELESS, CHECKS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SHAPES, TRAILING, TRIMMED, VALUE_RULES, names_a_secret, wordy
+from replay_site.redact.rules import (
+    CASELESS,
+    CHECKS,
+    CONTEXT_RULES,
+    NAME_ROOTS,
+    NAMED_RULES,
+    NEEDS,
+    SECRET_GROUPS,
+    SHAPES,
+    TRAILING,
+    TRIMMED,
+    VALUE_RULES,
+    names_a_secret,
+    wordy,
+)
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"

@@ -15,7 +15,7 @@ class LazyPattern:
     words stand (NEEDS), so a build tries few of them, and compiling all ~40 on import cost a
     rebuild after one appended turn ~10 ms. Used as the compiled pattern it stands for."""
 
-    __slots__ = ("source", "_compiled")
+    __slots__ = ("_compiled", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
