@@ -119,8 +119,9 @@ def test_words_in_finds_exactly_the_words_a_text_holds():
 
 # The views as first written: a regex over every position (the specification the faster
 # versions in redact/views.py must match).
-# A wrapped token: runs of six token characters or more, each but the first filling its line.
-_WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])[A-Za-z0-9_\-+/=.:]{6,}(?:\r?\n[A-Za-z0-9_\-+/=.:]{6,})+")
+# A wrapped token: runs of six token characters or more, each but the first filling its line, and
+# a last run of any length.
+_WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])[A-Za-z0-9_\-+/=.:]{6,}(?:\r?\n[A-Za-z0-9_\-+/=.:]{6,})*\r?\n[A-Za-z0-9_\-+/=.:]+")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_\-+=.]{16,}")
 _FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)$")
 

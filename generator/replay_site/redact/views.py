@@ -21,9 +21,9 @@ from replay_site.redact.rules import wordy
 # Characters of a token a terminal may wrap (`_TOKEN`), and of a part of a path or file name.
 _TOKEN = r"[A-Za-z0-9_\-+/=.:]"
 _NAME = r"[A-Za-z0-9_\-+=.]"
-# A line break with at least six token characters on each side (before it, and after it
-# the whole run): a line a terminal wrapped.
-_WRAP = re.compile(rf"\n(?:(?<={_TOKEN}{{6}}\n)|(?<={_TOKEN}{{6}}\r\n))({_TOKEN}{{6,}})")
+# A line break with at least six token characters before it and a run of them after it: a
+# line a terminal wrapped (the last line of a token may hold only its last few characters).
+_WRAP = re.compile(rf"\n(?:(?<={_TOKEN}{{6}}\n)|(?<={_TOKEN}{{6}}\r\n))({_TOKEN}+)")
 _TOKEN_RUN = re.compile(f"{_TOKEN}*")
 # Parts of paths and file names at least this long are looked at without their extension.
 _NAME_PART = 16
