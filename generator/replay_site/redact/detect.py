@@ -51,7 +51,7 @@ _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|red
 _REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+(?:\(\)?)?")  # a plain identifier is for wordy()
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@+-]*)*|[A-Za-z]:\\[\w\\. -]*|[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z0-9]{1,5}")
 _VERSION = re.compile(r"[~^<>=v]*\d+(?:[._]\d+)*(?:[-+.][\w.]+)?")
-_LOOKUP = re.compile(r"^\$\{?\w+|^%\w+%$|\benv\b|environ|getenv|\bsecrets\.")
+_LOOKUP = re.compile(r"^\$\{?\w+|^%\w+%$|environ|getenv|\bsecrets\.")
 # A token's characters in a random order: at least this many bits of Shannon entropy per
 # character (a random 16-character one holds ~3.7, `Hunter2Hunter2` 2.8, `aaaa1111` 1.0); a
 # bit under the most its length allows for short values (a random 8-character one: ~2.8).

@@ -73,6 +73,7 @@ def names_a_secret(name: str) -> bool:
 _SEPARATORS = re.compile(r"[-_.:/\\ ]+")
 _WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]+)*")
 
+
 def wordy(value: str) -> bool:
     """Whether `value` reads as words or an identifier (_WORD_PART), not a token."""
     parts = [part for part in _SEPARATORS.split(value) if part]
@@ -88,10 +89,11 @@ def wordy(value: str) -> bool:
 # a regex asking for the words inside a name backtracks without end on long words).
 NAMED_RULES = {"assignment-secret"}
 # A part every name names_a_secret takes holds, lower-cased (`passw` for `password` and
-# `passwd`, `key` for `api_key` and `privateKey`, `_pat`): a name holding none is not tried.
-# Not `pass` (test output's PASSED) or `pat` (every `path`), which stand far more often in
-# names that are not a secret's. A part found one character earlier (`_pat`) gives the same
-# name start, except in names longer than the rule's 64 characters, which never match.
+# `passwd`, `key` for `api_key` and `privateKey`, `_pat`, `sid`): a name holding none is not
+# tried. `pass` and `pat` only after a separator (`DB_PASS`, `GITLAB_PAT`): alone they stand in
+# test output's PASSED and every `path`, far more often than in a secret's name. A part found
+# one character earlier (`_pat`) gives the same name start, except in names longer than the
+# rule's 64 characters, which never match.
 NAME_ROOTS = ("passw", "passp", "secret", "token", "key", "credential", "_pat", "-pat", "pwd", "_pass", "-pass", "sid")
 
 # Between the lines of a PEM block: white space, or line breaks JSON-escaped (once or more).
