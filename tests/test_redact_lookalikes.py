@@ -58,6 +58,8 @@ LOOKALIKES = [
     "session_key = request.session.session_key", "cache_key_prefix = 'v2:'", "lookup_key = 'email'",
     "keyboard_layout_id: 'com.apple.keylayout.ABC'", "KeyboardLayout ID: 0x00000409",
     "secret_sauce = 'tomatoes'", "token_symbol = 'ETH'", "password_reset_url: /accounts/password/reset/",
+    # From the shared corpus: a TypeScript object whose value is an expression.
+    "litellmApiKey: isLiteLLM ? env.CODEMIE_API_KEY : undefined,", "apiKey: parseJSONString(raw),",
 ]
 
 _random = random.Random(3333)

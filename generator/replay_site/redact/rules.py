@@ -67,11 +67,12 @@ def names_a_secret(name: str) -> bool:
 
 # Words, however joined (`sessionid`, `proxy-handled`, `com.apple.keylayout.Thai`, `X-Api-Key`,
 # `AbstractSingletonProxyFactoryBean`): each part between separators lower-case, UPPER-case,
-# Capitalised or camelCase (`tenantId`); the last may end in a version's digits (`password1`).
+# Capitalised or camelCase (`tenantId`, `parseJSONString`, `isLiteLLM`), at most 64 letters;
+# the last may end in a version's digits (`password1`).
 # A random token has parts no word has: upper-case letters together after lower-case ones,
 # digits inside a part (`cl100k`, `Zx9vQ2mK`, `lfmZIcQWQ`).
 _SEPARATORS = re.compile(r"[-_.:/\\ ]+")
-_WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]+)*")
+_WORD_PART = re.compile(r"[A-Z]*[a-z]*(?:[A-Z][a-z]+|[A-Z]{2,}(?=[A-Z][a-z]))*[A-Z]*")
 
 
 def wordy(value: str) -> bool:
@@ -82,7 +83,7 @@ def wordy(value: str) -> bool:
     last = parts[-1].rstrip("0123456789")
     if len(parts[-1]) - len(last) <= 3:
         parts[-1] = last
-    return all(_WORD_PART.fullmatch(part) for part in parts)
+    return all(len(part) <= 64 and _WORD_PART.fullmatch(part) for part in parts)
 
 
 # Rules whose named group `name` must name a secret (names_a_secret, checked after the match:
