@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import random
 import string
 import uuid
 from dataclasses import dataclass
 
-_random = random.Random(18_2026)
+# FAKE_SECRETS_SEED: a fresh set of the same kinds, to measure recall on values no rule was tuned
+# with (the tests use the fixed seed, so their figures are the same on every run).
+_random = random.Random(int(os.environ.get("FAKE_SECRETS_SEED", "182026")))
 LOWER, UPPER, DIGITS = string.ascii_lowercase, string.ascii_uppercase, string.digits
 ALNUM = LOWER + UPPER + DIGITS
 URLSAFE = ALNUM + "-_"

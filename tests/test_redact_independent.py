@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -85,7 +86,8 @@ def _shaped_text(field: str, value: str) -> str:
 
 def placements() -> list[tuple[Fake, str, str]]:
     """(fake, field, text): where each fake is written."""
-    placed, rotation = [], 0
+    # A fresh set (FAKE_SECRETS_SEED, fake_secrets.py) is also placed in other fields.
+    placed, rotation = [], int(os.environ.get("FAKE_SECRETS_SEED", "0")) % len(FIELDS)
     for fake in FAKES:
         if (fake.provider, fake.kind) in NAMED:
             placed.append((fake, NAMED[fake.provider, fake.kind], fake.value))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 import re
+import string
+import zlib
 
 import pytest
 from fake_secrets import FAKES
@@ -19,11 +21,25 @@ from secret_set import SECRETS
 from replay_site.model import Session, Step, ToolCall
 from replay_site.redact import redact_session
 from replay_site.redact.detect import Detector, _rule_hits, _rules_that_may_match, lowered, words_in
-from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, SECRET_NAME
+from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret, wordy
 from replay_site.redact.views import name_parts, views, wrapped
 
-# For the families no fake secret of the two sets stands in (they are known by context).
+
+def _with_checksum(prefix: str, random_part: str) -> str:
+    """A token of GitHub's scheme: the CRC32 of its 30 random characters in 6 base62 digits."""
+    alphabet, value, digits = string.digits + string.ascii_uppercase + string.ascii_lowercase, zlib.crc32(random_part.encode()), ""
+    while value:
+        value, digit = divmod(value, 62)
+        digits = alphabet[digit] + digits
+    return prefix + random_part + digits.rjust(6, "0")
+
+
+# For the families no fake secret of the two sets stands in (they are known by context, or
+# by a checksum the fakes do not compute).
 WRITTEN = {
+    "github-token": "see " + _with_checksum("gh" + "p_", "Zx9vQ2mK7pL4Hx7Kq2Lm9Zp4Ab3Cd5"),
+    "npm-token": "//registry.npmjs.org/:_authToken=" + _with_checksum("np" + "m_", "Hx7Kq2Lm9Zp4Zx9vQ2mK7pL4Ef6Gh8"),
+    "twilio-sid": "Twilio account AC" + "0123456789abcdef" * 2,
     "assignment-secret": "DB_PASSWORD=c0rrect-horse-Battery9",
     "url-password": "postgres://deploy:Zx9vQ2mK7pL4@db.internal:5432/app",
     "authorization": "Authorization: Basic ZGVwbG95OnMzY3JldHBhc3N3b3Jk",
@@ -34,7 +50,7 @@ WRITTEN = {
     "password-flag": "mysql -u root -pTr0ub4dor3x prod",
     "fly-token": "FLY_API_TOKEN: FlyV1 fm2_" + "lJPECAAAAAAAAMXKxBBQ" * 3,
 }
-# Every spelling of a name the assignment rule takes (SECRET_NAME's words, any case).
+# Every spelling of a name the assignment rule takes (names_a_secret's words, any case).
 SECRET_NAMES = ["DB_PASSWORD", "dbPassword", "db_passwd", "GPG_PASSPHRASE", "aws_secret_access_key", "GITHUB_TOKEN",
                 "api-key", "X_API_KEY", "ALGOLIA_ADMIN_KEY", "privateKey", "private_key", "AZURE_DEVOPS_EXT_PAT",
                 "gitlab-pat", "CREDENTIALS", "apikey", "accessKey"]
@@ -55,7 +71,7 @@ def _matches_as_written(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     starts = range(len(text)) if kind in NAMED_RULES else [None]
     for start in starts:
         match = pattern.match(text, start) if start is not None else pattern.search(text)
-        if match and (kind not in NAMED_RULES or SECRET_NAME.search(match["name"])):
+        if match and (kind not in NAMED_RULES or names_a_secret(match["name"])):
             return True
     return False
 
@@ -103,9 +119,31 @@ def test_words_in_finds_exactly_the_words_a_text_holds():
 
 # The views as first written: a regex over every position (the specification the faster
 # versions in redact/views.py must match).
-_WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])([A-Za-z0-9_\-+/=.:]{6,})\r?\n([A-Za-z0-9_\-+/=.:]{6,})")
+# A wrapped token: runs of six token characters or more, each but the first filling its line, and
+# a last run of any length.
+_WRAPPED = re.compile(r"(?<![A-Za-z0-9_\-+/=.:])[A-Za-z0-9_\-+/=.:]{6,}(?:\r?\n[A-Za-z0-9_\-+/=.:]{6,})*\r?\n[A-Za-z0-9_\-+/=.:]+")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_\-+=.]{16,}")
 _FILE_EXTENSION = re.compile(r"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)$")
+
+
+def _wrapped_as_specified(shown: str) -> list[str]:
+    """Each regex match's runs, cut before a run that reads as words (it starts a line of its
+    own); a group of three runs or more is given again from its second run."""
+    pieces = []
+
+    def add(group: list[str]) -> None:
+        pieces.extend(["".join(group)] if len(group) > 1 else [])
+        pieces.extend(["".join(group[1:])] if len(group) > 2 else [])
+
+    for joined in _WRAPPED.findall(shown):
+        group: list[str] = []
+        for run in re.split(r"\r?\n", joined):
+            if group and wordy(run):
+                add(group)
+                group = []
+            group.append(run)
+        add(group)
+    return pieces
 
 
 def _name_parts_as_specified(shown: str) -> list[str]:
@@ -128,7 +166,7 @@ def test_wrapped_lines_and_name_parts_are_the_ones_a_scan_of_every_position_find
                              for _ in range(generator.randint(1, 24))))
     for text in texts:
         backwards = text[::-1]
-        assert wrapped(text, backwards) == [a + b for a, b in _WRAPPED.findall(text)], text
+        assert wrapped(text, backwards) == _wrapped_as_specified(text), text
         assert name_parts(text, backwards) == _name_parts_as_specified(text), text
 
 

@@ -16,9 +16,9 @@ everywhere it links), a source path or problem holding one gets the marker.
 from __future__ import annotations
 
 import hashlib
-from array import array
 import html
 import re
+from array import array
 from collections import Counter
 from functools import lru_cache
 from urllib.parse import quote
@@ -35,7 +35,7 @@ from replay_site.redact.detect import (
     ScannerUnavailable,
     scanner_version,
 )
-from replay_site.redact.rules import SECRET_KEY, SECRET_NAME
+from replay_site.redact.rules import SECRET_KEY, names_a_secret
 from replay_site.redact.views import views as _views
 
 __all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
@@ -45,7 +45,8 @@ __all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailabl
 MAX_DEPTH = 100
 # What may stand between two characters of a secret in a raw string: escape sequences, and a
 # line break where a terminal wrapped it.
-_BETWEEN = "(?:\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n)*"
+_BETWEEN_ONE = "\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|\r?\n"
+_BETWEEN = f"(?:{_BETWEEN_ONE})*"
 _LINE_BREAKS = "(?:\r?\n)*"  # what of it a text without escape sequences can hold
 
 
@@ -89,7 +90,7 @@ class Redactor:
                 replaced += result.count(spelling)
                 result = result.replace(spelling, marker(kind))
             if any(secret in view for view in _views(result)):  # split, or escaped a character at a time
-                result, more = _loose(secret, result).subn(marker(kind), result)
+                result, more = _loose(secret, result).subn(lambda match, kind=kind: marker(kind) + _between(match), result)
                 replaced += more
             self.counts[kind] += max(replaced, 1)
         if any(secret in ansi.plain(result) for secret in found):
@@ -103,6 +104,13 @@ class Redactor:
         for hit in reversed(hits):
             shown = shown[:hit.start] + marker(hit.kind) + shown[hit.end:]
         return shown
+
+
+def _between(match: re.Match[str]) -> str:
+    """What stands between a loosely matched secret's characters (escape sequences, line
+    breaks): kept after the marker, so each line keeps its own text and the styling after
+    the secret is the log's."""
+    return "".join(re.findall(_BETWEEN_ONE, match.group(0)))
 
 
 def _loose(secret: str, text: str) -> re.Pattern[str]:
@@ -146,7 +154,7 @@ def _argument_pairs(steps: list[Step]) -> dict[str, list[str]]:
             for key, value in node.items() if isinstance(node, dict) else enumerate(node):
                 if isinstance(value, (dict, list)):
                     stack.append(value)
-                elif isinstance(key, str) and isinstance(value, str) and SECRET_KEY.fullmatch(key) and SECRET_NAME.search(key):
+                elif isinstance(key, str) and isinstance(value, str) and SECRET_KEY.fullmatch(key) and names_a_secret(key):
                     pairs.setdefault(value, []).append(f"{orjson.dumps(key).decode()}: {orjson.dumps(value).decode()}")
     return {value: views for value, views in pairs.items() if not value.startswith(_CUT_MARKER) or value in walked_markers}
 

@@ -8,16 +8,32 @@ keeps documentation values (`your-token`, `<key>`, `${TOKEN}`, AWS's `...EXAMPLE
 """
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_right
-from itertools import accumulate
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from replay_site.catalogue import ScannerUnavailable, load_scanner, scan, scanner_version  # noqa: F401 - the redaction's API
 from replay_site.redact.decisions import NONE, Decisions, digest
-from replay_site.redact.rules import CASELESS, CONTEXT_RULES, NAME_ROOTS, NAMED_RULES, NEEDS, SECRET_GROUPS, SECRET_NAME, SHAPES, VALUE_RULES
+from replay_site.redact.rules import (
+    CASELESS,
+    CHECKS,
+    CONTEXT_RULES,
+    NAME_ROOTS,
+    NAMED_RULES,
+    NEEDS,
+    SECRET_GROUPS,
+    SHAPES,
+    TRAILING,
+    TRIMMED,
+    VALUE_RULES,
+    names_a_secret,
+    wordy,
+)
 
 # Between views joined for one scan; a rule's edges (\b, lookarounds, \Z) treat it as a text's end.
 _GAP = "\n\n"
@@ -29,9 +45,51 @@ _WORD = re.compile(r"[^\s\"'`<>,;()\[\]{}=]{4,}")
 # Documentation and template values, not credentials.
 _PLACEHOLDER = re.compile(r"(?i)your[-_ ]|example|placeholder|changeme|dummy|redacted|^<.*>$|\$\{|\$\(|\{\{|\*\*\*|x{6,}"
                           r"|^\$[A-Z_]+$|^%[A-Z_]+%$|^(?:password|secret|token|pass|passwd)$")
-_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)*(?:\(\)?)?")
-_LOWER_PATH = re.compile(r"[~.]?/?[a-z0-9_.-]+(?:/[a-z0-9_.-]+)+/?")
-_VERSION = re.compile(r"[~^<>=v]*\d+(?:\.\d+)+(?:[-+.][\w.]+)?")
+# Code, not a credential: a dotted reference or a call (`settings.SECRET_KEY`, `env(`), a path
+# (`/run/secrets/api_key`, `~/.ssh/id_ed25519`, `C:\\keys\\a.pem`, `certs/server.pem`), a
+# version or a number (`^3.949.0`, `2048`), an environment lookup the placeholder rule has not.
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[\w$]+)+(?:\(\)?)?")  # a plain identifier is for wordy()
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]*(?:/[\w.@+-]*)*|[A-Za-z]:\\[\w\\. -]*|[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z0-9]{1,5}")
+_VERSION = re.compile(r"[~^<>=v]*\d+(?:[._]\d+)*(?:[-+.][\w.]+)?")
+_LOOKUP = re.compile(r"^\$\{?\w+|^%\w+%$|environ|getenv|\bsecrets\.")
+# A token's characters in a random order: at least this many bits of Shannon entropy per
+# character (a random 16-character one holds ~3.7, `Hunter2Hunter2` 2.8, `aaaa1111` 1.0); a
+# bit under the most its length allows for short values (a random 8-character one: ~2.8).
+_ENTROPY = 2.5
+
+
+def is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.search(value)) or len(set(value)) <= 2
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of the value's characters, in bits per character."""
+    return -sum(count / len(value) * math.log2(count / len(value)) for count in Counter(value).values())
+
+
+def secret_shaped(value: str) -> bool:
+    """Whether a value a name calls a secret has the shape of one: not code (a reference, a
+    call, a path, a version, an environment lookup), not words (a plain word, an identifier,
+    a dotted name), at least 8 characters of random-looking text (two character classes, or
+    20 characters of one), whose entropy a token's characters have."""
+    if len(value) < 8 or "(" in value or "\ufffd" in value or _LOOKUP.search(value):  # U+FFFD: a %-decoding gone wrong
+        return False
+    if _REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value):
+        return False
+    if _PATH.fullmatch(value) and not any(_random_part(part) for part in re.split(r"[/\\]", value)):
+        return False
+    if _VERSION.fullmatch(value) or wordy(value):
+        return False
+    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
+               any(not c.isalnum() and c not in "-_." for c in value))
+    return (sum(classes) >= 2 or len(value) >= 20) and entropy(value) >= min(_ENTROPY, math.log2(len(value)) - 1)
+
+
+def _random_part(part: str) -> bool:
+    """A path's part that reads as a token (lower, upper and digits, eight or more), not a folder's name."""
+    return len(part) >= 8 and any(c.islower() for c in part) and any(c.isupper() for c in part) and any(c.isdigit() for c in part)
+
+
 _CATALOGUE_PREFIXES = ("betterleaks.", "kingfisher.", "veles.secrets/", "custom.")
 
 
@@ -40,22 +98,6 @@ class Hit:
     start: int
     end: int
     kind: str
-
-
-def is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.search(value)) or len(set(value)) <= 2
-
-
-def looks_like_a_value(value: str) -> bool:
-    """A credential, not code: no identifier or dotted reference without digits, no call, no
-    lower-case path (`/run/secrets/api_key`) or version (`"@aws-sdk/credential-providers": "^3.9.0"`),
-    and at least two character classes (a lowercase word like `proxy-handled` is not a secret)."""
-    if "(" in value or (_REFERENCE.fullmatch(value) and not any(char.isdigit() for char in value)) \
-            or _LOWER_PATH.fullmatch(value) or _VERSION.fullmatch(value):
-        return False
-    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
-               any(not c.isalnum() and c not in "-_." for c in value))
-    return sum(classes) >= 2 or len(value) >= 20
 
 
 def _kind(rule_id: str) -> str:
@@ -184,11 +226,14 @@ def _named_matches(pattern: re.Pattern[str], text: str, lower: str) -> Iterator[
     for root in NAME_ROOTS:
         position = lower.find(root)
         while position >= 0:
-            starts.add(end - _NAME_BEFORE.match(backwards, end - position).end())
+            start = end - _NAME_BEFORE.match(backwards, end - position).end()
+            if text[start - 1:start] == "\\" and text[start:start + 1] in ("n", "r", "t"):
+                start += 1  # after a JSON string's `\n`: the name is what follows it
+            starts.add(start)
             position = lower.find(root, position + len(root))
     for start in sorted(starts):
         match = pattern.match(text, start)
-        if match and SECRET_NAME.search(match["name"]):
+        if match and names_a_secret(match["name"]):
             yield match
 
 
@@ -205,6 +250,10 @@ def _rule_hits(text: str, rules: list[tuple[str, re.Pattern[str]]]) -> list[Hit]
             if group is None and pattern.groups == 1 and match.group(1):
                 group = 1
             start, end = match.span(group) if group is not None else match.span()
+            if kind in CHECKS and not CHECKS[kind](text[start:end]):
+                continue
+            if kind in TRIMMED:
+                end = start + len(text[start:end].rstrip(TRAILING))
             hits.append(Hit(start, end, kind))
     return hits
 
@@ -286,7 +335,7 @@ class Detector:
         found = (_catalogue_hits(text) if self.catalogue else []) + _rule_hits(text, self.rules)
         candidates = [hit for hit in found
                       if not is_placeholder(text[hit.start:hit.end])
-                      and (hit.kind not in VALUE_RULES or looks_like_a_value(text[hit.start:hit.end]))]
+                      and (hit.kind not in VALUE_RULES or secret_shaped(text[hit.start:hit.end]))]
         candidates += _rule_hits(text, self.user_rules)
         if self.decisions.allow:
             candidates = [hit for hit in candidates if digest(text[hit.start:hit.end]) not in self.decisions.allow]

@@ -16,13 +16,14 @@ from urllib.parse import unquote
 import orjson
 
 from replay_site import ansi
+from replay_site.redact.rules import wordy
 
 # Characters of a token a terminal may wrap (`_TOKEN`), and of a part of a path or file name.
 _TOKEN = r"[A-Za-z0-9_\-+/=.:]"
 _NAME = r"[A-Za-z0-9_\-+=.]"
-# A line break with at least six token characters on each side (before it, and after it
-# the whole run): a line a terminal wrapped.
-_WRAP = re.compile(rf"\n(?:(?<={_TOKEN}{{6}}\n)|(?<={_TOKEN}{{6}}\r\n))({_TOKEN}{{6,}})")
+# A line break with at least six token characters before it and a run of them after it: a
+# line a terminal wrapped (the last line of a token may hold only its last few characters).
+_WRAP = re.compile(rf"\n(?:(?<={_TOKEN}{{6}}\n)|(?<={_TOKEN}{{6}}\r\n))({_TOKEN}+)")
 _TOKEN_RUN = re.compile(f"{_TOKEN}*")
 # Parts of paths and file names at least this long are looked at without their extension.
 _NAME_PART = 16
@@ -33,6 +34,10 @@ _AFTER_SEPARATOR = {separator: re.compile(rf"{re.escape(separator)}({_NAME}{{{_N
 _FILE_EXTENSION = re.compile(rf"\.(?:txt|json|jsonl|key|pem|env|log|ya?ml|cfg|conf|ini|toml|md|csv|sh|bak)(?!{_NAME})")
 _NAME_RUN = re.compile(f"{_NAME}*")
 _EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
+# Between the pieces of one view (wrapped tokens joined, name parts): no rule's match runs
+# across it (a value starts with no `;`, a token holds no line break), so a match never takes
+# the end of one piece and the start of the next (`KEY_FILE=` then a path of another line).
+_APART = "\n;\n"
 _JSON_START = re.compile(r"\s*[{\[]")  # \s: what str.strip() strips
 
 
@@ -74,27 +79,47 @@ def views(text: str) -> list[str]:
         found.append(unquote(shown))
     backwards = shown[::-1] if "\n" in shown or "/" in shown or "\\" in shown or "." in shown else ""
     if "\n" in shown and (joined := wrapped(shown, backwards)):
-        found.append(" ".join(joined))
+        found.append(_APART.join(joined))
     if "__" in shown:
         found.append(re.sub("_{2,}", " ", shown))
     if ("/" in shown or "." in shown) and (parts := name_parts(shown, backwards)):
-        found.append(" ".join(parts))
+        found.append(_APART.join(parts))
     return found
 
 
 def wrapped(shown: str, backwards: str) -> list[str]:
     """Long tokens a line break cuts, joined again: each run of at least six token characters
-    before a line break (`\\r\\n` too) with the run after it, left to right, a run that
-    ended the previous pair not starting another."""
+    before a line break (`\\r\\n` too) with the run after it, left to right; a run that
+    ended the previous piece and fills its line continues that piece (a token wrapped over
+    three lines or more), else it starts no other. Such a piece is given once more from its
+    second run on: the first may be the end of the line before a token that starts its own
+    (`$ ls /home/dev` then a wrapped key). A run that reads as words (`repository`, `ssh_key:`)
+    starts a line of its own: a wrapped token goes on with random characters, and joined to
+    the token before, the next line's first word would be taken for the token's end
+    (`password = pypi-…` then `repository = …`)."""
     joined = []
     end = len(shown)
-    taken = 0
+    taken = 0  # where the last piece ends
+    last_line = -1  # where its last run (the start of a line) begins
+    piece, from_second = -1, -1  # the last piece's index in `joined`, and its copy's from its second run
     for match in _WRAP.finditer(shown):
         before_end = match.start() - (shown[match.start() - 1] == "\r")
         start = end - _TOKEN_RUN.match(backwards, end - before_end).end()
-        if start >= taken:
+        if wordy(match.group(1)):
+            continue
+        if start == last_line and before_end <= taken:
+            joined[piece] += match.group(1)
+            if from_second < 0:
+                joined.append(shown[start:before_end] + match.group(1))
+                from_second = len(joined) - 1
+            else:
+                joined[from_second] += match.group(1)
+        elif start >= taken:
             joined.append(shown[start:before_end] + match.group(1))
-            taken = match.end()
+            piece, from_second = len(joined) - 1, -1
+        else:
+            continue
+        taken, last_line = match.end(), match.start(1)
     return joined
 
 
