@@ -14,14 +14,17 @@ CORPUS = Path(os.environ.get("REPLAY_SITE_CORPUS", REPO.parent / "shared" / "cor
 
 @pytest.fixture(autouse=True, scope="session")
 def private_build_cache(tmp_path_factory):
-    """Incremental builds keep a cache in the user's cache folder; tests use their own."""
-    saved = os.environ.get("XDG_CACHE_HOME")
+    """Incremental builds keep a cache in the user's cache folder, and every build keeps the
+    logs it reads in the archive in the user's data folder; tests use their own."""
+    saved = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_DATA_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
     yield
-    if saved is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = saved
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ FLOORS = [
     {"model_text", "diffs", "costs", "figures"},
     {"readers", "redact", "store"},
     {"discover", "pages"},
+    {"archive"},
     {"load"},
     {"runtime"},
     {"pipeline"},

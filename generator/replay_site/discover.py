@@ -52,19 +52,23 @@ def default_roots(readers: Iterable[Reader]) -> list[Path]:
 
 
 def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
-             memory: DetectionMemory | None = None) -> list[SessionSource]:
+             memory: DetectionMemory | None = None, empty: list[Path] | None = None) -> list[SessionSource]:
     """Every session under `roots`, each file claimed by one reader only (the first that asks).
 
     A missing or unreadable root, or a root where no reader finds anything, is a
     DiscoveryError; a JSONL file under a folder that no reader claims is reported, never
     silently passed over. With a `memory`, a file the last build saw as it is now is not
-    read again: the readers' answers for it are remembered.
+    read again: the readers' answers for it are remembered. With `empty`, a root that is
+    missing or holds no session is listed there instead (the archive may hold its logs).
     """
     sources: list[SessionSource] = []
     real_paths: dict[Path, Path] = {}  # each candidate's resolved path, as the walk found it
     for root in roots:
         if not root.exists():
-            raise DiscoveryError(f"{root}: no such file or folder")
+            if empty is None:
+                raise DiscoveryError(f"{root}: no such file or folder")
+            empty.append(root.resolve() if is_local(root) else root)
+            continue
         root = root.resolve() if is_local(root) else root
         if not root.is_dir():
             try:
@@ -73,7 +77,9 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
                 raise DiscoveryError(f"{root}: {describe_error(exc)}") from None
         found = find_sources(root, readers, problems, memory, real_paths)
         if not found:
-            raise DiscoveryError(f"{root}: no readable session found")
+            if empty is None:
+                raise DiscoveryError(f"{root}: no readable session found")
+            empty.append(root)
         sources.extend(found)
     ordered = sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
     # A log named twice (a root that is a symlink to a file under another root) is read once:

@@ -49,7 +49,8 @@ from replay_site.pipeline.source_passes import (
 from replay_site.catalogue import FoundLater, confirm_deferred, deferred_scans
 from replay_site.costs import pricing_source
 from replay_site.costs.table import prices_ahead
-from replay_site.discover import discover, pick_readers
+from replay_site.archive.recover import discover_kept  # issue 29
+from replay_site.discover import pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv, sessions_json
 from replay_site.figures.summary import SessionSummary, share_strings
@@ -273,7 +274,8 @@ def _discover(roots: list[Path], out: Path, options: BuildOptions, problems: lis
     Code log's first line) let go of once it is saved, not held by the build, and by every
     worker forked from it, to the end (the large benchmark corpus: ~5 MiB)."""
     memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
-    sources = discover(roots, pick_readers(options.format), problems, memory)
+    # issue 29: discovery keeps every log in the archive and adds the sessions of archived logs gone from disk
+    sources = discover_kept(roots, pick_readers(options.format), problems, memory, out, options.archive, not options.no_archive)
     if memory:
         memory.save()
     return sources
