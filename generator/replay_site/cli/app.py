@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from replay_site import __version__, ansi, load
 from replay_site.pipeline import options
-from replay_site.cli import build_command
+from replay_site.cli import archive_command, build_command
 from replay_site.cli.build_command import (
     UsageMistake,
     say,
@@ -35,6 +35,8 @@ from replay_site.store.publish import MANIFEST
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
                   add_completion=False, rich_markup_mode=None)
+
+app.add_typer(archive_command.app, name="archive")
 
 
 def _flag(*decls: str, help: str):  # noqa: A002 - typer's own keyword
