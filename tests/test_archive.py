@@ -179,6 +179,28 @@ def test_a_byte_identical_copy_is_one_session(logs, tmp_path):
     assert any("byte-identical copy" in p.message for p in result.problems if p.kind == "skipped_file")
 
 
+def test_a_codex_rollout_in_sessions_and_archived_sessions_is_one_session(tmp_path, monkeypatch):
+    """Codex moves old rollouts to archived_sessions/, a default folder: a rollout found
+    there and in sessions/ (byte-identical) is one session."""
+    from replay_site.load import default_sources
+
+    home = tmp_path / "codex-home"
+    day = DATA / "codex" / "sessions" / "2026" / "01" / "02"
+    shutil.copytree(DATA / "codex" / "sessions", home / "sessions")
+    (home / "archived_sessions").mkdir()
+    for log in day.glob("*.jsonl"):
+        shutil.copy(log, home / "archived_sessions" / log.name)
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    roots = default_sources("codex")
+    assert roots == [home / "sessions", home / "archived_sessions"]
+    out = tmp_path / "site"
+    copies = [p for p in site.build(roots, out, options(tmp_path, format="codex")).problems if "byte-identical" in p.message]
+    assert len(copies) == len(list(day.glob("*.jsonl")))
+    alone = tmp_path / "alone"
+    site.build([home / "sessions"], alone, options(tmp_path, format="codex"))
+    assert len(sessions(out)) == len(sessions(alone))
+
+
 def test_no_archive_keeps_nothing_and_reads_nothing(logs, tmp_path):
     out = tmp_path / "site"
     site.build([logs], out, options(tmp_path, no_archive=True))

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource, registry
 from replay_site.readers.files import COMPRESSED_SUFFIXES, describe_error, file_kind, is_local, plain_name, read_head
+from replay_site.store.file_state import content_digest
 
 # Files worth a head read inside a folder, plain or compressed (the content decides which);
 # a file named on the command line is read whatever its name, since a copied log keeps its
@@ -92,7 +93,38 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
             continue
         seen |= files
         kept.append(source)
-    return kept
+    return one_of_each(kept, problems)
+
+
+def one_of_each(sources: list[SessionSource], problems: list[Problem]) -> list[SessionSource]:
+    """The sources, a byte-identical copy of an earlier one's files (Claude Code's background
+    copies, a Codex rollout in sessions/ and archived_sessions/) left out, among the files
+    skipped. Only sources whose files' sizes are another's are hashed."""
+    def sizes(source: SessionSource) -> tuple[int, ...] | None:
+        try:
+            return tuple(sorted(os.stat(path).st_size for path in source.files)) if is_local(source.path) else None
+        except OSError:  # left for the reader, which reports it
+            return None
+
+    by_size: dict[tuple, list[int]] = {}
+    for index, source in enumerate(sources):
+        if (key := sizes(source)) is not None:
+            by_size.setdefault((source.format, key), []).append(index)
+    copies: set[int] = set()
+    for indexes in by_size.values():
+        first_of: dict[tuple[str, ...], int] = {}
+        for index in indexes if len(indexes) > 1 else ():
+            try:
+                digests = tuple(sorted(content_digest(path, os.stat(path).st_size) for path in sources[index].files))
+            except OSError:
+                continue
+            if digests in first_of:
+                copies.add(index)
+                problems.append(Problem("skipped_file", f"a byte-identical copy of {sources[first_of[digests]].rel}, "
+                                        "shown once", sources[index].rel))
+            else:
+                first_of[digests] = index
+    return [source for index, source in enumerate(sources) if index not in copies]
 
 
 def find_sources(root: Path, readers: list[Reader], problems: list[Problem],

@@ -33,7 +33,6 @@ from replay_site.discover import DetectionMemory, DiscoveryError, discover, find
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource
 from replay_site.readers.files import describe_error, is_local, plain_name
-from replay_site.store.file_state import content_digest
 
 
 SIDE_BYTES = 1 << 20  # a file beside a log, not named after it, is kept up to this size
@@ -54,10 +53,10 @@ def open_archive(where: str | None, out: object) -> Archive:
 
 def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Problem], memory: DetectionMemory | None,
                   out: object, where: str | None, enabled: bool) -> list[SessionSource]:
-    """discover(), each byte-identical copy read once, and (when `enabled`) every log found
-    kept in the archive at `where`, and the archived logs gone from under `roots` added."""
+    """discover(), and (when `enabled`) every log found kept in the archive at `where`, and
+    the archived logs gone from under `roots` added."""
     empty: list[Path] = []
-    sources = one_of_each(discover(roots, readers, problems, memory, empty), problems)
+    sources = discover(roots, readers, problems, memory, empty)
     if enabled and all(is_local(path) for path in (out, *roots)):
         archive = open_archive(where, out)
         day = today()
@@ -69,28 +68,6 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
     if empty:
         raise DiscoveryError(f"{empty[0]}: " + ("no readable session found" if empty[0].exists() else "no such file or folder"))
     return sources
-
-
-def one_of_each(sources: list[SessionSource], problems: list[Problem]) -> list[SessionSource]:
-    """The sources, a byte-identical copy of an earlier one's files (Claude Code's
-    background copies, a Codex rollout in sessions/ and archived_sessions/) left out and
-    listed among the files skipped."""
-    seen: dict[tuple, SessionSource] = {}
-    kept = []
-    for source in sources:
-        try:
-            files = source.files
-            identity = (source.format, tuple(sorted(_digest(path) for path in files))) if files else None
-        except OSError:  # left for the reader, which reports it
-            identity = None
-        if identity is None or identity not in seen:
-            if identity is not None:
-                seen[identity] = source
-            kept.append(source)
-            continue
-        first = seen[identity]
-        problems.append(Problem("skipped_file", f"a byte-identical copy of {first.rel}, shown once", source.rel))
-    return kept
 
 
 def keep_sources(archive: Archive, sources: list[SessionSource], day: str, problems: list[Problem]) -> list[Entry]:
@@ -244,8 +221,3 @@ def _drop_others(copies: Path, wanted: Iterable[Path]) -> None:
             path = Path(folder) / name
             if path not in keep_these:
                 path.unlink(missing_ok=True)
-
-
-def _digest(path: Path) -> str:
-    status = os.stat(path)
-    return content_digest(path, status.st_size)
