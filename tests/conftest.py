@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,17 @@ def private_build_cache(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def copy_as_another(source: Path, target: Path) -> None:
+    """A copy of the logs at `source` that is another session, not a byte copy (read once,
+    as discovery reads a byte copy): a blank line, which readers pass over, ends each whole
+    log and JSON file."""
+    shutil.copytree(source, target)
+    for log in sorted(target.rglob("*.json*")):
+        if log.suffix in (".json", ".jsonl") and log.read_bytes().endswith(b"\n"):
+            with open(log, "ab") as stream:
+                stream.write(b"\n")
 
 
 @pytest.fixture

@@ -242,3 +242,37 @@ def test_a_build_killed_while_archiving_leaves_no_entry_taken_for_whole(tmp_path
     # the log goes, the next build has nothing of it to render but what it archives now
     site.build([logs], tmp_path / "site", site.BuildOptions(archive=str(archive)))
     assert Archive(archive).entry(str(big)).size == big.stat().st_size
+
+
+@pytest.mark.slow
+def test_watch_shows_an_appended_turn(tmp_path):
+    """A real `replay-site watch` process: a turn appended to a log is on its page soon after
+    (the issue asks for 2 s; this loaded test machine gets 20)."""
+    pytest.importorskip("watchfiles")
+    import threading
+
+    logs = tmp_path / "logs"
+    shutil.copytree(DATA / "gptme" / "markdown-hello", logs / "markdown-hello")
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    watcher = subprocess.Popen([sys.executable, "-c", "from replay_site.cli.entry import main; main()", "watch",
+                                str(logs), "-o", str(tmp_path / "site"), "-q"], env=env, stderr=subprocess.PIPE, text=True)
+    said: list[str] = []
+    threading.Thread(target=lambda: said.extend(watcher.stderr), daemon=True).start()
+    try:
+        deadline = time.monotonic() + 120
+        while not any(line.startswith("Watching") for line in said):
+            assert time.monotonic() < deadline and watcher.poll() is None, said
+            time.sleep(0.05)
+        page = tmp_path / "site" / next(iter(sessions(tmp_path / "site")))
+        log = logs / "markdown-hello" / "conversation.jsonl"
+        with open(log, "a", encoding="utf-8") as stream:
+            stream.write('{"role": "user", "content": "a watched turn", "timestamp": "2026-03-02T11:00:00"}\n')
+        appended = time.monotonic()
+        while "a watched turn" not in page.read_text(encoding="utf-8"):
+            assert time.monotonic() - appended < 20, said
+            time.sleep(0.05)
+        print(f"the appended turn was on its page {time.monotonic() - appended:.2f} s after it was written")
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=60) == 128 + signal.SIGINT  # as the console entry ends on Ctrl-C
+    assert "a watched turn" in page.read_text(encoding="utf-8")  # Ctrl-C left the last complete site

@@ -68,7 +68,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
         if not root.exists():
             if empty is None:
                 raise DiscoveryError(f"{root}: no such file or folder")
-            empty.append(root.resolve() if is_local(root) else root)
+            empty.append(root)
             continue
         root = root.resolve() if is_local(root) else root
         if not root.is_dir():

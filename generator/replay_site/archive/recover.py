@@ -62,9 +62,9 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
         day = today()
         kept = keep_sources(archive, sources, day, problems)
         restored = recover(archive, roots, {entry.sha256 for entry in kept}, readers, day, problems)
-        found = {root for root in empty for source in restored if source.kept_root == root}
+        found = {source.kept_root for source in restored}
         sources += [source.source for source in restored]
-        empty = [root for root in empty if root not in found]
+        empty = [root for root in empty if root.resolve() not in found]
     if empty:
         raise DiscoveryError(f"{empty[0]}: " + ("no readable session found" if empty[0].exists() else "no such file or folder"))
     return sources

@@ -145,6 +145,16 @@ def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
 app.command()(_with_build_options(build))
 
 
+def watch(sources: BuildSourcesArg = None, **given: Any) -> None:
+    """Build the site, then again each time a log under SOURCES changes (Ctrl-C stops; the last complete site stays)."""
+    from replay_site.cli.watch_command import watch as watching  # watchfiles only for this command
+
+    watching(sources, **given)
+
+
+app.command()(_with_build_options(watch))
+
+
 @app.command()
 def formats(
     sources: SourcesArg = None,
