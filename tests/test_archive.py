@@ -276,3 +276,40 @@ def test_watch_shows_an_appended_turn(tmp_path):
         watcher.send_signal(signal.SIGINT)
         assert watcher.wait(timeout=60) == 128 + signal.SIGINT  # as the console entry ends on Ctrl-C
     assert "a watched turn" in page.read_text(encoding="utf-8")  # Ctrl-C left the last complete site
+
+
+def test_a_log_rewritten_or_cut_is_archived_anew(tmp_path):
+    """keep(): an append is one more chunk; a log whose first bytes changed, or that got
+    shorter, is kept whole again; every version read back is the log as it then was."""
+    from replay_site.archive.keep import keep
+
+    archive = Archive(tmp_path / "archive")
+    log = tmp_path / "a.jsonl"
+    versions = [b'{"n": 1}\n', b'{"n": 1}\n{"n": 2}\n', b'{"n": 9}\n{"n": 2}\n{"n": 3}\n', b'{"n": 9}\n']
+    chunks = []
+    for version in versions:
+        log.write_bytes(version)
+        entry = keep(archive, log, "2026-01-01")
+        assert b"".join(archive.read(entry)) == version and entry.size == len(version)
+        chunks.append(len(entry.chunks))
+    assert chunks == [1, 2, 1, 1]
+    again = keep(archive, log, "2026-01-02")  # unchanged: not read, only seen
+    assert again.chunks == entry.chunks and again.last_seen == "2026-01-02" and again.first_seen == "2026-01-01"
+
+
+@pytest.mark.parametrize(("settings", "hinted"), [(None, True), ({"cleanupPeriodDays": 7}, True),
+                                                  ({"cleanupPeriodDays": 90}, False)])
+def test_claude_code_cleanup_period_is_named_once(tmp_path, monkeypatch, settings, hinted):
+    """Claude Code deletes transcripts after cleanupPeriodDays (30 when unset): at 30 or less
+    a build of its folders says once which setting to raise."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    projects = tmp_path / ".claude" / "projects"
+    shutil.copytree(DATA / "claude" / "-home-dev-clean", projects / "-home-dev-clean")
+    if settings is not None:
+        (tmp_path / ".claude" / "settings.json").write_text(json.dumps(settings))
+    result = site.build([projects], tmp_path / "site", options(tmp_path))
+    hints = [p for p in result.problems if "cleanupPeriodDays" in p.message]
+    assert len(hints) == (1 if hinted else 0)
+    if hinted:
+        assert f"after {(settings or {}).get('cleanupPeriodDays', 30)} days" in hints[0].message

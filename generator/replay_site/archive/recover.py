@@ -57,6 +57,9 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
     the archived logs gone from under `roots` added."""
     empty: list[Path] = []
     sources = discover(roots, readers, problems, memory, empty)
+    local = [root.resolve() for root in roots if is_local(root)]
+    for reader in readers:  # what the agents' settings will delete (Claude Code's cleanupPeriodDays)
+        problems.extend(Problem("warning", hint, where) for where, hint in getattr(reader, "hints", lambda _: [])(local))
     if enabled and all(is_local(path) for path in (out, *roots)):
         archive = open_archive(where, out)
         day = today()
