@@ -63,8 +63,7 @@ BUILD = (
            kind="flag", fast=False),
     # issue 29: the archive of every log read (archive/)
     Option("archive", ("--archive",), None, "Folder of the archive of every log read (default: "
-           "$XDG_DATA_HOME/replay-site/archive); a session whose log is gone is rendered from it.", fast=False,
-           metavar="DIR"),
+           "$XDG_DATA_HOME/replay-site/archive); a session whose log is gone is rendered from it.", fast=False),
     Option("no_archive", ("--no-archive",), False, "Neither keep the logs read in the archive nor render sessions from it.",
            kind="flag", fast=False),
 )
