@@ -160,7 +160,8 @@ class Bench:
         # Bytecode is written and used, as an installed replay-site's is (with
         # PYTHONDONTWRITEBYTECODE set, every run compiled the package again: ~1 s of a rebuild).
         self.env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(generator),
-                    "XDG_CACHE_HOME": str(work / "cache"), "KF_RULE_CACHE_DIR": str(work / "scanner-cache")}
+                    "XDG_CACHE_HOME": str(work / "cache"), "KF_RULE_CACHE_DIR": str(work / "scanner-cache"),
+                    "XDG_DATA_HOME": str(work / "data")}  # the archive (archive/): never the user's
 
     def warm_scanner(self) -> None:
         """Compile the scanner's rules into its disk cache, as the first build on a machine
@@ -177,6 +178,7 @@ class Bench:
     def cold(self, corpus: Path, out: Path, *options: str, memory: bool = False) -> dict[str, float]:
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(self.work / "cache", ignore_errors=True)
+        shutil.rmtree(self.work / "data", ignore_errors=True)  # a first build archives every log
         return self.build(corpus, out, *options, memory=memory)
 
     def floor(self, corpus: Path, processes: int, memory: bool = False) -> dict[str, float]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,14 +15,28 @@ CORPUS = Path(os.environ.get("REPLAY_SITE_CORPUS", REPO.parent / "shared" / "cor
 
 @pytest.fixture(autouse=True, scope="session")
 def private_build_cache(tmp_path_factory):
-    """Incremental builds keep a cache in the user's cache folder; tests use their own."""
-    saved = os.environ.get("XDG_CACHE_HOME")
+    """Incremental builds keep a cache in the user's cache folder, and every build keeps the
+    logs it reads in the archive in the user's data folder; tests use their own."""
+    saved = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_DATA_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
     yield
-    if saved is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = saved
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+def copy_as_another(source: Path, target: Path) -> None:
+    """A copy of the logs at `source` that is another session, not a byte copy (read once,
+    as discovery reads a byte copy): a blank line, which readers pass over, ends each whole
+    log and JSON file."""
+    shutil.copytree(source, target)
+    for log in sorted(target.rglob("*.json*")):
+        if log.suffix in (".json", ".jsonl") and log.read_bytes().endswith(b"\n"):
+            with open(log, "ab") as stream:
+                stream.write(b"\n")
 
 
 @pytest.fixture

@@ -229,7 +229,7 @@ def test_example_simplified_shape(data):
 def test_registered_and_default_dirs(monkeypatch, tmp_path):
     assert registry()["codex"] is READER
     monkeypatch.setenv("CODEX_HOME", str(tmp_path))
-    assert READER.default_dirs() == [tmp_path / "sessions"]
+    assert READER.default_dirs() == [tmp_path / "sessions", tmp_path / "archived_sessions"]
 
 
 def test_ts_json_and_pre_envelope(tmp_path):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import copy_as_another
+
 DATA = Path(__file__).parent / "data"
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 HEAVY = ("typer", "jinja2", "pygments", "markdown_it", "genai_prices", "kingfisher_sdk", "replay_site.readers",
@@ -98,7 +100,7 @@ def test_any_change_runs_the_real_build(workdir, change):
     elif change == "new title":
         args += ["--title", "Other"]
     else:
-        shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", workdir / "logs" / "glue" / "copy")
+        copy_as_another(DATA / "glue" / "1791000000000-4242-ex1", workdir / "logs" / "glue" / "copy")
     result = replay_site(workdir, *args)
     assert result.stdout.startswith("Built "), result.stdout
     assert replay_site(workdir, *args).stdout.startswith("Nothing changed")  # and the next one is a no-op again

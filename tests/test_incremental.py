@@ -14,6 +14,7 @@ from replay_site.pipeline import stages as site
 from replay_site.pipeline import source_passes
 from replay_site.costs import table
 from replay_site.pages.render import Renderer
+from conftest import copy_as_another
 
 DATA = Path(__file__).parent / "data"
 
@@ -130,7 +131,7 @@ def test_a_changed_log_is_read_again_and_the_site_equals_a_full_build(logs, tmp_
 def test_neighbours_of_a_new_session_are_rendered_again(logs, tmp_path, reads):
     out, full = tmp_path / "site", tmp_path / "full"
     site.build([logs], out, site.BuildOptions())
-    shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / "copy-of-ex1")
+    copy_as_another(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / "copy-of-ex1")
     reads.clear()
     site.build([logs], out, site.BuildOptions())
     # pass 1 reads only the new source (once: pass 2 takes it from the spool) and the

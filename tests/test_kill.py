@@ -25,6 +25,7 @@ from replay_site.pipeline import source_passes
 from replay_site.store import publish
 from replay_site.runtime import system
 from replay_site.store.cache import BuildCache
+from conftest import copy_as_another
 
 pytestmark = pytest.mark.slow  # processes killed and waited for: minutes, CI runs them
 
@@ -66,7 +67,7 @@ def rebuild(tmp_path_factory):
     root = tmp_path_factory.mktemp("kill")
     logs = copy_logs(root / "logs")
     for copy in range(4):  # enough sessions to keep two workers busy for a while
-        shutil.copytree(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / f"copy-{copy}")
+        copy_as_another(DATA / "glue" / "1791000000000-4242-ex1", logs / "glue" / f"copy-{copy}")
     out = root / "pub" / "site"
     site.build([logs], out, site.BuildOptions())
     old = snapshot(out)

@@ -17,6 +17,7 @@ FLOORS = [
     {"model_text", "diffs", "costs", "figures", "reader_folders", "atif_export"},
     {"readers", "redact", "store"},
     {"discover", "pages"},
+    {"archive"},
     {"load"},
     {"pipeline"},
     {"cli", "api"},

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource, plugin_problems, registry
 from replay_site.readers.files import COMPRESSED_SUFFIXES, describe_error, file_kind, is_local, plain_name, read_head
+from replay_site.store.file_state import content_digest
 
 # Files worth a head read inside a folder, plain or compressed (the content decides which);
 # a file named on the command line is read whatever its name, since a copied log keeps its
@@ -64,20 +65,24 @@ def default_roots(readers: Iterable[Reader]) -> list[Path]:
 
 
 def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
-             memory: DetectionMemory | None = None) -> list[SessionSource]:
+             memory: DetectionMemory | None = None, empty: list[Path] | None = None) -> list[SessionSource]:
     """Every session under `roots`, each file claimed by one reader only (the first that asks).
 
     A missing or unreadable root, or a root where no reader finds anything, is a
     DiscoveryError; a JSONL file under a folder that no reader claims is reported, never
     silently passed over. With a `memory`, a file the last build saw as it is now is not
-    read again: the readers' answers for it are remembered.
+    read again: the readers' answers for it are remembered. With `empty`, a root that is
+    missing or holds no session is listed there instead (the archive may hold its logs).
     """
     problems.extend(plugin_problems())  # the plugin readers left out, so that no log goes unread unsaid
     sources: list[SessionSource] = []
     real_paths: dict[Path, Path] = {}  # each candidate's resolved path, as the walk found it
     for root in roots:
         if not root.exists():
-            raise DiscoveryError(f"{root}: no such file or folder")
+            if empty is None:
+                raise DiscoveryError(f"{root}: no such file or folder")
+            empty.append(root)
+            continue
         root = root.resolve() if is_local(root) else root
         if not root.is_dir():
             try:
@@ -86,7 +91,9 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
                 raise DiscoveryError(f"{root}: {describe_error(exc)}") from None
         found = find_sources(root, readers, problems, memory, real_paths)
         if not found:
-            raise DiscoveryError(f"{root}: no readable session found{_left_out()}")
+            if empty is None:
+                raise DiscoveryError(f"{root}: no readable session found{_left_out()}")
+            empty.append(root)
         sources.extend(found)
     ordered = sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))
     # A log named twice (a root that is a symlink to a file under another root) is read once:
@@ -99,7 +106,38 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
             continue
         seen |= files
         kept.append(source)
-    return kept
+    return one_of_each(kept, problems)
+
+
+def one_of_each(sources: list[SessionSource], problems: list[Problem]) -> list[SessionSource]:
+    """The sources, a byte-identical copy of an earlier one's files (Claude Code's background
+    copies, a Codex rollout in sessions/ and archived_sessions/) left out, among the files
+    skipped. Only sources whose files' sizes are another's are hashed."""
+    def sizes(source: SessionSource) -> tuple[int, ...] | None:
+        try:
+            return tuple(sorted(os.stat(path).st_size for path in source.files)) if is_local(source.path) else None
+        except OSError:  # left for the reader, which reports it
+            return None
+
+    by_size: dict[tuple, list[int]] = {}
+    for index, source in enumerate(sources):
+        if (key := sizes(source)) is not None:
+            by_size.setdefault((source.format, key), []).append(index)
+    copies: set[int] = set()
+    for indexes in by_size.values():
+        first_of: dict[tuple[str, ...], int] = {}
+        for index in indexes if len(indexes) > 1 else ():
+            try:
+                digests = tuple(sorted(content_digest(path, os.stat(path).st_size) for path in sources[index].files))
+            except OSError:
+                continue
+            if digests in first_of:
+                copies.add(index)
+                problems.append(Problem("skipped_file", f"a byte-identical copy of {sources[first_of[digests]].rel}, "
+                                        "shown once", sources[index].rel))
+            else:
+                first_of[digests] = index
+    return [source for index, source in enumerate(sources) if index not in copies]
 
 
 def find_sources(root: Path, readers: list[Reader], problems: list[Problem],

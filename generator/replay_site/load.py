@@ -49,6 +49,7 @@ def read_source(source: SessionSource, options: ReadOptions) -> tuple[list[Sessi
     except Exception as exc:  # a reader bug on one odd file must not cost the user the whole site
         return [], [unread(exc, source.rel)]
     for session in sessions:
+        _mark_kept(session, source)
         price_session(session, options.prices)
         if options.redact:
             redact_session(session, options.redact_patterns, options.decisions)
@@ -65,8 +66,8 @@ class StreamedRead:
     in for a step without one (its declared models are known only at the end), and a secret
     found late by its key must not stand in an earlier part (PartsRedaction)."""
 
-    def __init__(self, stream: SessionStream, options: ReadOptions) -> None:
-        self._stream, self._book = stream, options.prices or PriceBook()
+    def __init__(self, stream: SessionStream, options: ReadOptions, source: SessionSource) -> None:
+        self._stream, self._book, self._source = stream, options.prices or PriceBook(), source
         self._redaction = PartsRedaction(options.redact_patterns, options.decisions) if options.redact else None
 
     def parts(self, size: int) -> Iterator[list[Step]]:
@@ -92,6 +93,7 @@ class StreamedRead:
             raise NotTheSame("the session declares its model: steps without one were priced without it")
         if self._redaction is not None:
             self._redaction.session(session)
+        _mark_kept(session, self._source)
         return session
 
 
@@ -102,7 +104,14 @@ def stream_source(source: SessionSource, options: ReadOptions) -> StreamedRead |
     if stream is None or options.anonymize:
         return None
     streamed = stream(source)
-    return StreamedRead(streamed, options) if streamed is not None else None
+    return StreamedRead(streamed, options, source) if streamed is not None else None
+
+
+def _mark_kept(session: Session, source: SessionSource) -> None:
+    """A session read from the archive's copy of a log gone from disk says so, its children too."""
+    if source.kept_since:
+        for each in session.walk():
+            each.kept_since = source.kept_since
 
 
 def iter_sessions(roots: list[Path], options: ReadOptions = ReadOptions(),

@@ -354,6 +354,9 @@ class Session:
     records: RecordCounts = field(default_factory=no_records)
     # Distinct strings redaction found that the decisions file names neither way (--strict).
     unreviewed: int = 0
+    # The log is gone from disk and was read from the archive's copy (archive/): the date
+    # (ISO, UTC) the archive first kept it. None for a log read where the agent wrote it.
+    kept_since: str | None = None
 
     def number_steps(self) -> None:
         """Give steps the contiguous numbers 1..n that page anchors rely on."""

@@ -46,7 +46,7 @@ _TEXT: dict[type, tuple[str, ...]] = {
     PullRequest: ("url", "repository"),
 }
 _IDENTITY: dict[type, tuple[str, ...]] = {
-    Session: ("id", "format", "source", "parent_id", "relation", "status", "session_kind"),
+    Session: ("id", "format", "source", "parent_id", "relation", "status", "session_kind", "kept_since"),
     Step: ("kind",),
     ToolCall: ("id", "child_session_id"),
     FileChange: ("kind",),

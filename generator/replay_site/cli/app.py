@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from replay_site import __version__, ansi, atif_export, load
 from replay_site.pipeline import options
-from replay_site.cli import build_command
+from replay_site.cli import archive_command, build_command
 from replay_site.cli.build_command import (
     UsageMistake,
     say,
@@ -35,6 +35,8 @@ from replay_site.store.publish import MANIFEST
 # Plain (click) help: typer's rich help prints `<bool>` after every flag, as if it took a value.
 app = typer.Typer(help="Turn AI coding agent session logs into a self-contained static report site.", no_args_is_help=True,
                   add_completion=False, rich_markup_mode=None)
+
+app.add_typer(archive_command.app, name="archive")
 
 
 def _flag(*decls: str, help: str):  # noqa: A002 - typer's own keyword
@@ -145,6 +147,16 @@ def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 app.command()(_with_build_options(build))
+
+
+def watch(sources: BuildSourcesArg = None, **given: Any) -> None:
+    """Build the site, then again each time a log under SOURCES changes (Ctrl-C stops; the last complete site stays)."""
+    from replay_site.cli.watch_command import watch as watching  # watchfiles only for this command
+
+    watching(sources, **given)
+
+
+app.command()(_with_build_options(watch))
 
 
 @app.command()

@@ -14,6 +14,7 @@ from replay_site import ansi, load
 from replay_site.pipeline import options, stages as pipeline
 from replay_site.runtime.cluster import ClusterUnavailable
 from replay_site.costs import PriceBook, PriceFileError, load_price_overrides
+from replay_site.archive.folder import ArchiveError
 from replay_site.discover import DiscoveryError
 from replay_site.pages import terminal
 from replay_site.readers.files import StoreUnavailable, location
@@ -61,7 +62,7 @@ def user_errors() -> Iterator[None]:
     except PermissionError as exc:
         error(f"permission denied: {exc.filename or exc}")
         raise SystemExit(1) from None
-    except (DiscoveryError, PriceFileError, FileNotFoundError, ScannerUnavailable, ClusterUnavailable, StoreUnavailable) as exc:
+    except (DiscoveryError, ArchiveError, PriceFileError, FileNotFoundError, ScannerUnavailable, ClusterUnavailable, StoreUnavailable) as exc:
         error(str(exc))
         raise SystemExit(1) from None
 
@@ -126,7 +127,8 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
                                               jobs=chosen["jobs"], scheduler=chosen["scheduler"], redact=chosen["redact"],
                                               redact_patterns=patterns(chosen["redact_pattern"]), anonymize=chosen["anonymize"],
                                               incremental=not chosen["full"], force=chosen["force"],
-                                              decisions=decisions.load(), strict=chosen["strict"])
+                                              decisions=decisions.load(), strict=chosen["strict"],
+                                              archive=chosen["archive"], no_archive=chosen["no_archive"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
             try:
                 result = pipeline.build(roots, out, build_options, progress)

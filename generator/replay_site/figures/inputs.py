@@ -16,9 +16,11 @@ class Inputs:
     files_read: int = 0
     files_skipped: list[dict[str, str]] = field(default_factory=list)  # [{path, reason}]
     records: RecordCounts = field(default_factory=no_records)
+    from_archive: int = 0  # sessions whose log is gone from disk, read from the archive (archive/)
 
     def to_json(self) -> dict:
-        return {"files_read": self.files_read, "files_skipped": self.files_skipped, "records": self.records}
+        return {"files_read": self.files_read, "files_skipped": self.files_skipped, "records": self.records,
+                "sessions_from_archive": self.from_archive}
 
 
 def total_records(each: Iterable[RecordCounts]) -> RecordCounts:
@@ -44,7 +46,7 @@ def unknown_by_version(sessions: Iterable[Session]) -> dict[tuple[str, str], dic
     return {key: found[key]["unknown"] for key in sorted(found)}
 
 
-def account(files_read: int, problems: Iterable[Problem], summaries: Iterable[SessionSummary]) -> Inputs:
+def account(files_read: int, problems: Iterable[Problem], summaries: list[SessionSummary]) -> Inputs:
     skipped = sorted({(p.path, p.message) for p in problems if p.kind == "skipped_file"})
     return Inputs(files_read, [{"path": path, "reason": reason} for path, reason in skipped],
-                  total_records(s.records for s in summaries))
+                  total_records(s.records for s in summaries), sum(1 for s in summaries if s.kept_since))

@@ -97,6 +97,8 @@ class SessionSummary:
     # never published).
     secrets_left: int = 0
     unreviewed: int = 0  # strings redaction found that the decisions file does not name (--strict; not published)
+    # The log is gone from disk; this session was read from the archive, which keeps it since this date (archive/).
+    kept_since: str | None = None
 
     def to_json(self) -> dict:
         document = orjson.loads(orjson.dumps(self))  # as asdict() would, at a tenth of its cost
@@ -331,4 +333,5 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         commands={"run": len(touched.commands), "failed": touched.failed_commands},
         pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],
         records={fate: dict(sorted(kinds.items())) for fate, kinds in session.records.items()},
+        kept_since=session.kept_since,
     )

@@ -165,10 +165,12 @@ def records_line(records: RecordCounts) -> str:
     return text
 
 
-def inputs_line(files_read: int, files_skipped: int, records: RecordCounts) -> str:
-    """The index's one line: "N log files, M records: …", and the files skipped, if any."""
+def inputs_line(files_read: int, files_skipped: int, records: RecordCounts, from_archive: int = 0) -> str:
+    """The index's one line: "N log files, M records: …", the files skipped, if any, and the
+    sessions whose log is gone from disk, read from the archive."""
     text = f"{counted(files_read, 'log file')}, {records_line(records)}"
-    return text + (f"; {counted(files_skipped, 'file')} skipped" if files_skipped else "")
+    text += f"; {counted(files_skipped, 'file')} skipped" if files_skipped else ""
+    return text + (f"; {counted(from_archive, 'session')} from the archive (log removed from disk)" if from_archive else "")
 
 
 # How a session ended (summary.OUTCOMES): a mark and a word, so it never rests on colour.

@@ -116,7 +116,8 @@ class Renderer:
         pages = paging.index_page_count(len(summaries))
         projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
-        inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records) if inputs else None
+        inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records,
+                                                 inputs.from_archive) if inputs else None
         for page in range(1, pages + 1):
             shown = summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS]
             yield paging.index_path(page), template.render(

@@ -76,6 +76,7 @@ class Header:
     description: str  # one line for link previews (Open Graph), from the figures above
     part: str | None = None  # an export of some steps: which, of how many
     pull_requests: list[LinkView] = field(default_factory=list)  # href "" when the URL is not a safe link
+    kept_since: str | None = None  # the log is gone from disk: read from the archive, which keeps it since then
 
 
 def part_note(steps: range, total: int) -> str:
@@ -143,6 +144,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         redactions=[(kind, formatting.counted(count, "replacement")) for kind, count in sorted(getattr(summary, "redactions", {}).items())],
         priced=cost.priced_steps > 0,
         pull_requests=[_pull_request(pr) for pr in session.pull_requests],
+        kept_since=session.kept_since,
         description=f"{agent} session, {summary.steps:,} steps, {formatting.counted(summary.errors, 'error')}, "
                     f"started {formatting.when(session.started_at, session.local_time)}",
     )

@@ -29,6 +29,8 @@ class BuildOptions:
     strict: bool = DEFAULTS["strict"]  # stop before publishing while a string redaction found is not reviewed
     incremental: bool = not DEFAULTS["full"]  # reuse what the last build of the same folder learned (cache.py)
     force: bool = DEFAULTS["force"]  # build into a folder holding files replay-site did not write (kept as they are)
+    archive: str | None = DEFAULTS["archive"]  # issue 29: the archive folder (archive/), None for the default
+    no_archive: bool = DEFAULTS["no_archive"]  # issue 29: neither keep logs in the archive nor read it
 
     @property
     def reading(self) -> ReadOptions:

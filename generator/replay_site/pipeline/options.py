@@ -61,6 +61,11 @@ BUILD = (
            kind="flag", fast=False),
     Option("force", ("--force",), False, "Build into a folder holding files replay-site did not write; they are kept.",
            kind="flag", fast=False),
+    # issue 29: the archive of every log read (archive/)
+    Option("archive", ("--archive",), None, "Folder of the archive of every log read (default: "
+           "$XDG_DATA_HOME/replay-site/archive); a session whose log is gone is rendered from it.", fast=False),
+    Option("no_archive", ("--no-archive",), False, "Neither keep the logs read in the archive nor render sessions from it.",
+           kind="flag", fast=False),
 )
 DEFAULTS = {option.name: option.default for option in BUILD}
 BY_NAME = {option.name: option for option in BUILD}

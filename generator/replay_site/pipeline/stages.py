@@ -25,7 +25,8 @@ from functools import partial
 from pathlib import Path
 
 from replay_site.costs import pricing_source
-from replay_site.discover import discover, pick_readers
+from replay_site.archive.recover import discover_kept
+from replay_site.discover import pick_readers
 from replay_site.figures.inputs import Inputs, account
 from replay_site.figures.site_files import changed_files, sessions_csv, sessions_json
 from replay_site.figures.summary import SessionSummary, share_strings
@@ -233,9 +234,11 @@ def _reduce(plan: _Plan, rendered: bool, writer: SiteWriter, result: BuildResult
 
 
 def _discover(roots: list[Path], out: Path, options: BuildOptions, problems: list[Problem]) -> list[SessionSource]:
-    """The sources, with discovery's memory (the readers' answers for every file) kept for the next build."""
+    """The sources, with discovery's memory (the readers' answers for every file) kept for the next build,
+    and the sessions of archived logs gone from disk."""
     memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
-    sources = discover(roots, pick_readers(options.format), problems, memory)
+    # every log read is kept in the archive, which gives back the sessions of logs gone from disk (archive/)
+    sources = discover_kept(roots, pick_readers(options.format), problems, memory, out, options.archive, not options.no_archive)
     if memory:
         memory.save()
     return sources

@@ -63,6 +63,9 @@ class SessionSource:
     path: Path  # the main file or folder
     root: Path  # the SOURCE argument it was found under
     related: tuple[Path, ...] = ()  # files read together with it (subagents, parts)
+    # A log gone from disk, read from the archive's copy (archive/): the date the archive
+    # first kept it, which its pages show. Readers never look at it.
+    kept_since: str | None = None
 
     @cached_property
     def rel(self) -> str:

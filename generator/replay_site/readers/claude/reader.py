@@ -19,6 +19,7 @@ from replay_site.readers import FileReader, SessionSource, SessionStream
 from replay_site.readers.claude.shape import Shape, shape_of
 from replay_site.readers.claude.meta import META_KINDS
 from replay_site.readers.claude.modes import SETTING_KINDS
+from replay_site.readers.claude.settings import cleanup_hints
 from replay_site.readers.claude.sidechains import split_sidechains
 from replay_site.readers.claude.sidefiles import StoredOutputs, read_agent_meta, read_stored_outputs
 from replay_site.readers.claude.steps import StepBuilder, first_prompt
@@ -58,6 +59,10 @@ class ClaudeReader(FileReader):
 
     def detect(self, path: Path, head: Head) -> Sniffed | None:
         return sniff_head(head)
+
+    def hints(self, roots: list[Path]) -> list[tuple[str, str]]:
+        """(file, hint) about this machine's settings, for a build reading `roots`: once a build."""
+        return cleanup_hints(roots, self.default_dirs())
 
     def group(self, found: dict[Path, Sniffed], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():

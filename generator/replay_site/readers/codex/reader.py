@@ -52,8 +52,10 @@ class CodexReader(FileReader):
     env_vars = ("CODEX_HOME", "HOME")
 
     def default_dirs(self) -> list[Path]:
-        home = os.environ.get("CODEX_HOME")
-        return [Path(home).expanduser() / "sessions" if home else Path.home() / ".codex" / "sessions"]
+        """sessions/, and archived_sessions/, where Codex moves old rollouts (a rollout found in
+        both is read once: discovery passes over byte-identical copies)."""
+        home = Path(os.environ["CODEX_HOME"]).expanduser() if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
+        return [home / "sessions", home / "archived_sessions"]
 
     def detect(self, path: Path, head: Head) -> tuple[str, dict[str, Any], int] | None:
         return _detect(path, head)
