@@ -72,7 +72,7 @@ def test_a_touched_log_is_answered_by_its_digest_without_the_heavy_imports(workd
     assert again.stdout.startswith("Nothing changed"), again.stdout
     assert heavy_imports(again) == ""
     # the new mtime is remembered: the next run takes the log by its stat, never opening it
-    record = next((workdir / "cache" / "replay-site").glob("*.site.json")).read_text()
+    record = next((workdir / "cache" / "replay-site" / "sites").glob("*/state.json")).read_text()
     assert str(log.stat().st_mtime_ns) in record
     assert first.stdout.removeprefix("Built").strip() == again.stdout.split(":", 1)[1].strip()
 
