@@ -107,7 +107,7 @@ def test_kept_rows_never_reach_a_site_of_other_settings_theme_or_code(logs, tmp_
 def test_a_memo_that_cannot_be_read_only_costs_the_rendering(logs, tmp_path):
     out, full = tmp_path / "site", tmp_path / "full"
     site.build([logs], out, site.BuildOptions())
-    store_folder(out) / "rows.json".write_bytes(b"\x00not json")
+    (store_folder(out) / "rows.json").write_bytes(b"\x00not json")
     append_turn(logs)
     site.build([logs], out, site.BuildOptions())
     site.build([logs], full, site.BuildOptions(incremental=False))
