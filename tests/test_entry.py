@@ -15,7 +15,7 @@ import pytest
 DATA = Path(__file__).parent / "data"
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 HEAVY = ("typer", "jinja2", "pygments", "markdown_it", "genai_prices", "kingfisher_sdk", "replay_site.readers",
-         "replay_site.pages.render", "replay_site.store.cache")
+         "replay_site.pages.render", "replay_site.store.cache", "replay_site.store.site_store")
 RUN = """
 import sys
 from replay_site.cli.entry import main

@@ -29,7 +29,8 @@ def build_inputs(roots: list[Path], options: BuildOptions) -> list[Path]:
 
 
 def record_site(out: Path, inputs: list[Path], roots: int, listing: Listing | None, written: set[str],
-                options: BuildOptions, cache: BuildCache, *, sessions: int, steps: int, problems: list[Problem]) -> dict[str, Any] | None:
+                options: BuildOptions, cache: BuildCache, *, sessions: int, steps: int,
+                problems: list[Problem]) -> dict[str, Any] | None:
     """What entry.py needs to answer the same command again without building (None when it
     cannot be answered so: the store then keeps no record of the site): the listing
     with the digests of the bytes this build used (the logs' as read; the inputs after the
