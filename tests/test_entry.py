@@ -17,7 +17,7 @@ from conftest import copy_as_another
 DATA = Path(__file__).parent / "data"
 GENERATOR = Path(__file__).resolve().parents[1] / "generator"
 HEAVY = ("typer", "jinja2", "pygments", "markdown_it", "genai_prices", "kingfisher_sdk", "replay_site.readers",
-         "replay_site.pages.render", "replay_site.store.cache")
+         "replay_site.pages.render", "replay_site.store.cache", "replay_site.store.site_store")
 RUN = """
 import sys
 from replay_site.cli.entry import main
@@ -74,7 +74,7 @@ def test_a_touched_log_is_answered_by_its_digest_without_the_heavy_imports(workd
     assert again.stdout.startswith("Nothing changed"), again.stdout
     assert heavy_imports(again) == ""
     # the new mtime is remembered: the next run takes the log by its stat, never opening it
-    record = next((workdir / "cache" / "replay-site").glob("*.site.json")).read_text()
+    record = next((workdir / "cache" / "replay-site" / "sites").glob("*/state.json")).read_text()
     assert str(log.stat().st_mtime_ns) in record
     assert first.stdout.removeprefix("Built").strip() == again.stdout.split(":", 1)[1].strip()
 

@@ -89,7 +89,7 @@ EXAMPLE_OUTCOMES = {
     # codex/simplified.jsonl line 4: the only call (shell `ls`) returns is_error true; line 5
     # the agent answers ("The directory is not readable.") -> a clean answer ends it: completed.
     "simplified-demo": "completed",
-    # claude/-home-dev-verdicts/c5…03: the log stops right after ruff's result, no answer (tests/data/verdict_labels.json).
+    # claude/-home-dev-verdicts/c5…03: the log stops right after ruff's result, no answer (tests/verdict_labels.json).
     "c5000000-0000-4000-8000-000000000003": "unknown",
     # codex/verdicts/…04: the turn is aborted with no reason: a cancel.
     "0c500000-0000-4000-8000-000000000004": "interrupted",

@@ -24,7 +24,7 @@ from replay_site.pipeline import stages as site
 from replay_site.pipeline import source_passes
 from replay_site.store import publish
 from replay_site.runtime import system
-from replay_site.store.cache import BuildCache
+from replay_site.store.state_file import store_folder
 from conftest import copy_as_another
 
 pytestmark = pytest.mark.slow  # processes killed and waited for: minutes, CI runs them
@@ -63,7 +63,7 @@ def fork_build(logs: Path, out: Path, cli: tuple[str, ...] = (), pause: float = 
 
 @pytest.fixture(scope="module")
 def rebuild(tmp_path_factory):
-    """Logs, an old site with its build cache, and the site a rebuild of changed logs gives."""
+    """Logs, an old site with its store (state file and parts), and the site a rebuild of changed logs gives."""
     root = tmp_path_factory.mktemp("kill")
     logs = copy_logs(root / "logs")
     for copy in range(4):  # enough sessions to keep two workers busy for a while
@@ -73,8 +73,8 @@ def rebuild(tmp_path_factory):
     old = snapshot(out)
     pristine = root / "pristine"
     shutil.copytree(out, pristine, symlinks=True)
-    cache_file = BuildCache(out, "").path
-    cache = cache_file.read_bytes()
+    store, kept_store = store_folder(out), root / "pristine-store"  # the output folder's incremental state
+    shutil.copytree(store, kept_store)
 
     # the change: one log grows, one goes, one comes; the rest is kept from the old site
     log = logs / "gptme" / "markdown-hello" / "conversation.jsonl"
@@ -85,7 +85,8 @@ def rebuild(tmp_path_factory):
     def restore() -> None:
         shutil.rmtree(out)
         shutil.copytree(pristine, out, symlinks=True)
-        cache_file.write_bytes(cache)
+        shutil.rmtree(store)
+        shutil.copytree(kept_store, store)
 
     started = time.monotonic()
     pid = fork_build(logs, out)

@@ -15,7 +15,7 @@ from test_incremental import calls_of, glue_and_gptme_logs, snapshot
 from replay_site.pipeline import stages as site
 from replay_site.pages.themes import themes_dir
 from replay_site.store.fragments import FragmentMemo
-from replay_site.store.states import cache_path
+from replay_site.store.state_file import store_folder
 
 ROW_TEMPLATES = ("_index_row.html", "_files_row.html")
 STALE = "STALE-ROW-FROM-THE-MEMO"
@@ -45,7 +45,7 @@ def append_turn(logs: Path) -> None:
 def spoil_memo(out: Path) -> None:
     """Every kept row replaced by a marker, under the same keys: what a row kept for other
     inputs would look like if a key ever matched it."""
-    path = cache_path(out, "rows.json")
+    path = store_folder(out) / "rows.json"
     memo = orjson.loads(path.read_bytes())
     memo["rows"] = {key: f"<tr><td>{STALE}</td></tr>" for key in memo["rows"]}
     path.write_bytes(orjson.dumps(memo))
@@ -97,7 +97,7 @@ def test_kept_rows_never_reach_a_site_of_other_settings_theme_or_code(logs, tmp_
     elif change == "full":
         options = site.BuildOptions(incremental=False)
     else:  # a memo kept under another build's key (other code, libraries or settings)
-        path = cache_path(out, "rows.json")
+        path = store_folder(out) / "rows.json"
         path.write_bytes(orjson.dumps({**orjson.loads(path.read_bytes()), "key": "another build"}))
         append_turn(logs)  # so that the site-wide files are made again
     site.build([logs], out, options)
@@ -107,7 +107,7 @@ def test_kept_rows_never_reach_a_site_of_other_settings_theme_or_code(logs, tmp_
 def test_a_memo_that_cannot_be_read_only_costs_the_rendering(logs, tmp_path):
     out, full = tmp_path / "site", tmp_path / "full"
     site.build([logs], out, site.BuildOptions())
-    cache_path(out, "rows.json").write_bytes(b"\x00not json")
+    (store_folder(out) / "rows.json").write_bytes(b"\x00not json")
     append_turn(logs)
     site.build([logs], out, site.BuildOptions())
     site.build([logs], full, site.BuildOptions(incremental=False))

@@ -1,5 +1,5 @@
 """The verdict (the "what went wrong" card's pick, how it came out, the outcome) against
-sessions labelled by hand: tests/data/verdict_labels.json, written from reading each session
+sessions labelled by hand: tests/verdict_labels.json, written from reading each session
 before the rules were changed to agree (issue 30). Each label says why in its `reason`.
 
 The fixtures' labels run on a bare clone; the corpus labels skip without ../shared/corpus.
@@ -20,7 +20,7 @@ from replay_site.model import Session, Step, ToolCall
 from replay_site.pages import views_audit
 
 DATA = Path(__file__).parent / "data"
-LABELS = json.loads((DATA / "verdict_labels.json").read_text())
+LABELS = json.loads((Path(__file__).parent / "verdict_labels.json").read_text())  # beside tests/data: labels, not a log
 
 
 def _sessions(root: Path) -> dict[str, Session]:

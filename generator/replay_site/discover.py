@@ -45,11 +45,11 @@ def pick_readers(format_name: str) -> list[Reader]:
     if format_name == "auto":
         return list(readers.values())
     if format_name not in readers:
-        raise DiscoveryError(f"unknown format {format_name!r}; known: {', '.join(sorted(readers))}{_left_out()}")
+        raise DiscoveryError(f"unknown format {format_name!r}; known: {', '.join(sorted(readers))}{left_out_plugins()}")
     return [readers[format_name]]
 
 
-def _left_out() -> str:
+def left_out_plugins() -> str:
     """The plugin readers left out, for an error that one of them may explain."""
     return "".join(f"; {problem}" for problem in plugin_problems())
 
@@ -92,7 +92,7 @@ def discover(roots: list[Path], readers: list[Reader], problems: list[Problem],
         found = find_sources(root, readers, problems, memory, real_paths)
         if not found:
             if empty is None:
-                raise DiscoveryError(f"{root}: no readable session found{_left_out()}")
+                raise DiscoveryError(f"{root}: no readable session found{left_out_plugins()}")
             empty.append(root)
         sources.extend(found)
     ordered = sorted(sources, key=lambda s: (s.root.as_posix(), s.rel, s.format))

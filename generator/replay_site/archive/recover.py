@@ -29,7 +29,7 @@ from replay_site.archive.folder import (
     write_at_once,
 )
 from replay_site.archive.keep import keep, today
-from replay_site.discover import DetectionMemory, DiscoveryError, discover, find_sources
+from replay_site.discover import DetectionMemory, DiscoveryError, discover, find_sources, left_out_plugins
 from replay_site.model import Problem
 from replay_site.readers import Reader, SessionSource
 from replay_site.readers.files import describe_error, is_local, plain_name
@@ -69,7 +69,7 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
         sources += [source.source for source in restored]
         empty = [root for root in empty if root.resolve() not in found]
     if empty:
-        raise DiscoveryError(f"{empty[0]}: " + ("no readable session found" if empty[0].exists() else "no such file or folder"))
+        raise DiscoveryError(f"{empty[0]}: " + (f"no readable session found{left_out_plugins()}" if empty[0].exists() else "no such file or folder"))
     return sources
 
 

@@ -1,5 +1,6 @@
 """The `replay-site` console entry: a `build` that would change nothing is answered from the
-last build's site record (store/states.py) before typer, the readers, jinja2, pygments or
+last build's site record (the site part of the output folder's state file:
+store/state_file.py) before typer, the readers, jinja2, pygments or
 the price table are imported, with the standard library alone (the record is read with json:
 importing orjson first, ~12 ms, delayed the secret scanner's start after one appended turn).
 
@@ -11,8 +12,8 @@ with the stat it had when the last build started or, when only that moved (a tou
 the same size and content digest; the agents' default folders existing as they did, and
 every file that build wrote still as it left it. A touched file's new stat is remembered,
 so the next run does not hash it again. A build whose command line this module understands
-but cannot answer so runs without typer (build_command.py); any other command goes to the
-typer app (app.py).
+but cannot answer so runs without typer (build_command.py), and its record names that command
+line; any other command goes to the typer app (app.py).
 """
 from __future__ import annotations
 
@@ -20,23 +21,15 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
 # standard library only, like everything this module imports
 from replay_site.pipeline import options
-from replay_site.reader_folders import readers_state, readers_unchanged
+from replay_site.reader_folders import readers_unchanged
 from replay_site.store.file_state import states_from_json, states_to_json
-from replay_site.store.states import (
-    changed_files,
-    code_digest,
-    hand_over,
-    output_states,
-    replace_file,
-    site_record_path,
-    tree_listing,
-)
+from replay_site.store.state_file import read_site, replace_site, state_path
+from replay_site.store.states import changed_files, code_digest, hand_over, hand_over_request, output_states, tree_listing
 
 
 
@@ -61,7 +54,6 @@ def main() -> None:
     request = _build_request(sys.argv[1:])
     if request is not None and _answer_unchanged(request):
         return
-    started_ns = time.time_ns()
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     try:
@@ -72,6 +64,7 @@ def main() -> None:
         else:  # a command line understood here needs no typer (nor its ~0.1 s of parsing)
             from replay_site.cli.build_command import build
 
+            hand_over_request(request.key)
             build(**request.arguments)
     except KeyboardInterrupt:  # as click ends a command on Ctrl-C
         print("\nAborted!", file=sys.stderr)
@@ -80,8 +73,6 @@ def main() -> None:
         if _STOPPED_BY:  # click turned the interrupt into "Aborted!" and status 1
             raise SystemExit(128 + _STOPPED_BY[0]) from None
         raise
-    if request is not None:  # build_command.build returns when it built, raises SystemExit when not
-        _stamp(request.out, request.key, started_ns)
 
 
 def _build_request(argv: list[str]) -> _Request | None:
@@ -125,7 +116,7 @@ def _build_request(argv: list[str]) -> _Request | None:
 def _answer_unchanged(request: _Request) -> bool:
     """Answer the build from the record when nothing changed."""
     try:
-        record = json.loads(site_record_path(request.out).read_bytes())
+        record = read_site(state_path(request.out))
         inputs = [Path(path) for path in record["inputs"]]
         listing = tree_listing(inputs)
         changed = changed_files(states_from_json(record["listing"]), listing)
@@ -144,7 +135,7 @@ def _answer_unchanged(request: _Request) -> bool:
         hand_over(inputs, listing)  # not listed twice when the build's inputs are the same
         return False
     if (seen := states_to_json(listing)) != record["listing"]:  # touched files: their new stat, so they are not hashed again
-        replace_file(site_record_path(request.out), {**record, "listing": seen})
+        replace_site(state_path(request.out), {**record, "listing": seen})
     if not request.quiet:
         from replay_site.ansi import for_terminal
 
@@ -154,17 +145,3 @@ def _answer_unchanged(request: _Request) -> bool:
           f"{len(record['problems'])} warnings -> {request.out / 'index.html'}")
     return True
 
-
-def _stamp(out: Path, key: str, started_ns: int) -> None:
-    """Mark the record the build just wrote as the answer to this command line."""
-    path = site_record_path(out)
-    try:
-        record = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return
-    if isinstance(record, dict) and record.get("started_ns", 0) >= started_ns:
-        record["request"] = key
-        from replay_site.readers import registry  # loaded by the build: costs nothing here
-
-        record["readers"] = readers_state(registry().values())
-        replace_file(path, record)

@@ -10,7 +10,8 @@ import jinja2
 import markupsafe
 from markupsafe import Markup
 
-from replay_site.store.states import cache_folder, code_digest
+from replay_site import cache_folder
+from replay_site.store.states import code_digest
 
 
 def template_environment(search_path: list[Path]) -> jinja2.Environment:

@@ -7,8 +7,8 @@
 - render: each source's pages written from the spool a page of steps at a time (a source
   whose pages would come out the same is left as it is);
 - reduce: the files made from all sessions together (index, sessions.json, search, ...);
-- publish: the staging folder swapped in whole (store/writer.py), the cache and the record
-  of the build saved.
+- publish: the staging folder swapped in whole (store/writer.py), then the output folder's
+  state saved at once (store/site_store.py: the sources' records and the build's record).
 
 How the tasks run (this process, worker processes, a dask cluster) is the runtime's business
 (runtime/): the stages hand it plain functions and take back small results. A log appended to
@@ -18,7 +18,6 @@ sessions.json, and the cache records exactly the bytes that were read.
 from __future__ import annotations
 
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -44,10 +43,9 @@ from replay_site.readers import SessionSource
 from replay_site.redact import decisions
 from replay_site.runtime import Executor, executor_for, system
 from replay_site.store.cache import BuildCache, file_states, settings_key
-from replay_site.store.detections import DetectionMemory
 from replay_site.store.file_state import FileState
-from replay_site.store.fragments import FragmentMemo
-from replay_site.store.states import cache_path, listing_for_build, unchanged_outputs
+from replay_site.store.site_store import SiteStore
+from replay_site.store.states import listing_for_build, unchanged_outputs
 from replay_site.store.writer import SiteWriter, check_output, site_writer
 
 Progress = Callable[[int, int], None]
@@ -97,7 +95,8 @@ class _Plan:
     sources: list[SessionSource]
     per_source: list[_SourceState]
     stale: list[int]  # the sources to read: not in the cache, or changed
-    cache: BuildCache
+    store: SiteStore  # what the last build of this output folder kept, and what this one keeps
+    cache: BuildCache  # the store's records of the sources
     picker: ComparePicker
     ticks: Callable[[], None]
 
@@ -105,7 +104,6 @@ class _Plan:
 def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progress | None = None) -> BuildResult:
     """Build the site in a staging folder and publish it whole (store/writer.py): a build that
     fails or is stopped leaves the previous site as it was."""
-    started_ns = time.time_ns()
     check_output(out, roots, options.force)
     result = BuildResult(out)
     inputs = build_inputs(roots, options)
@@ -130,9 +128,8 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         result.inputs = account(_files_read(plan), result.problems, result.summaries)
         _reduce(plan, rendered, writer, result, options, on_disk)
         writer.finish()  # publish
-    plan.cache.save()
-    record_site(out, inputs, len(roots), listing, writer.written, options, plan.cache, started_ns=started_ns,
-                sessions=len(result.summaries), steps=result.steps, problems=result.problems)
+    plan.store.save(record_site(out, inputs, len(roots), listing, writer.written, options, plan.cache,
+                                sessions=len(result.summaries), steps=result.steps, problems=result.problems))
     result.problems.extend(Problem("warning", "not written by replay-site, so left in place", path)
                            for path in writer.leftovers)
     return result
@@ -141,9 +138,10 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
 def _plan(roots: list[Path], out: Path, options: BuildOptions, problems: list[Problem], progress: Progress | None) -> _Plan:
     """The sources, and which of them must be read: for the others, the cache's summaries (a
     --compare pair needs the sessions themselves, so then every source is read)."""
-    sources = _discover(roots, out, options, problems)
+    store = SiteStore(out, _cache_key(options), enabled=options.incremental)
+    sources = _discover(roots, store, out, options, problems)
     picker = ComparePicker(options.compare)  # checks the pairs' syntax before any work
-    cache = BuildCache(out, _cache_key(options), enabled=options.incremental)
+    cache = store.cache
     per_source, stale = [], []
     for index, source in enumerate(sources):
         cached = None if options.compare else cache.lookup(source)
@@ -162,7 +160,7 @@ def _plan(roots: list[Path], out: Path, options: BuildOptions, problems: list[Pr
 
     for _ in range(len(sources) - len(stale)):
         tick()
-    return _Plan(sources, per_source, stale, cache, picker, tick)
+    return _Plan(sources, per_source, stale, store, cache, picker, tick)
 
 
 def _read(plan: _Plan, executor: Executor, spool_folder: str, options: BuildOptions) -> None:
@@ -213,10 +211,10 @@ def _reduce(plan: _Plan, rendered: bool, writer: SiteWriter, result: BuildResult
     and .csv, files.html, search; kept as they are when no source changed, their rows of the
     index and files.html rendered once, then taken from the rows memo."""
     unchanged = not (plan.stale or rendered or options.compare) and plan.cache.same_sources() and on_disk
-    site_files = unchanged_outputs(writer.out, plan.cache.key) if unchanged else None
+    site_files = unchanged_outputs(writer.out, plan.store.site) if unchanged else None
     if site_files is not None and writer.keep(sorted(site_files)):
         return
-    rows = FragmentMemo(cache_path(writer.out, "rows.json"), plan.cache.key, options.incremental) if on_disk else None
+    rows = plan.store.rows(options.incremental) if on_disk else None
     renderer = renderer_for(options.theme, options.title, pricing_source(options.prices))
     for name, data in renderer.static_files().items():
         writer.refresh(name, data)
@@ -229,19 +227,13 @@ def _reduce(plan: _Plan, rendered: bool, writer: SiteWriter, result: BuildResult
     # Read from the staging folder: kept pages' search files are linked there from the old site.
     for name, data in search.site_files(writer.root, result.summaries).items():
         writer.refresh(name, data)
-    if rows:
-        rows.save()
 
 
-def _discover(roots: list[Path], out: Path, options: BuildOptions, problems: list[Problem]) -> list[SessionSource]:
-    """The sources, with discovery's memory (the readers' answers for every file) kept for the next build,
-    and the sessions of archived logs gone from disk."""
-    memory = DetectionMemory(cache_path(out, "discovery.pickle")) if options.incremental else None
-    # every log read is kept in the archive, which gives back the sessions of logs gone from disk (archive/)
-    sources = discover_kept(roots, pick_readers(options.format), problems, memory, out, options.archive, not options.no_archive)
-    if memory:
-        memory.save()
-    return sources
+def _discover(roots: list[Path], store: SiteStore, out: Path, options: BuildOptions, problems: list[Problem]) -> list[SessionSource]:
+    """The sources, with discovery's memory (the readers' answers for every file) kept in the store for the next
+    build; every log read is kept in the archive, which gives back the sessions of logs gone from disk (archive/)."""
+    memory = store.detections() if options.incremental else None
+    return discover_kept(roots, pick_readers(options.format), problems, memory, out, options.archive, not options.no_archive)
 
 
 def _on_disk(out: Path, roots: list[Path]) -> bool:

@@ -9,8 +9,9 @@ here, and its pages are not rendered again when, besides, each page's neighbours
 figures are unchanged (a new session elsewhere can change a page's previous/next links) and
 the files are still on disk. Anything that shapes pages — this package's code, the theme,
 the title, prices, redaction — is part of the cache's key, so a change there starts from
-scratch. The cache lives in the user's cache folder, never in the site, so that a site
-stays byte-identical however it was built.
+scratch. The records are the sources part of the output folder's state file (site_store.py),
+in the user's cache folder, never in the site, so that a site stays byte-identical however
+it was built.
 """
 from __future__ import annotations
 
@@ -26,8 +27,7 @@ from replay_site import __version__, installed
 from replay_site.figures.summary import ModelFigures, SessionSummary
 from replay_site.model import Problem
 from replay_site.store.file_state import FileState, same_bytes, states_from_json, states_to_json
-from replay_site.store.objects import CACHE_OBJECT
-from replay_site.store.states import cache_path, code_digest, replace_file, tree_digest
+from replay_site.store.states import code_digest, tree_digest
 
 # The libraries whose output is part of the pages (markup, highlighting, prices, redaction):
 # another version may write other bytes, so it is another cache.
@@ -87,20 +87,13 @@ def nav_key(nav_and_summary: tuple[Any, SessionSummary]) -> str:
 
 
 class BuildCache:
-    def __init__(self, out: Path, key: str, enabled: bool = True):
-        # A site in a store keeps its cache with it, for whichever machine builds it next.
-        self.path = cache_path(out, "json") if isinstance(out, Path) else out / CACHE_OBJECT
+    """The last build's record of each source (under the same key), and this build's."""
+
+    def __init__(self, key: str, records: dict[str, dict[str, Any]]):
         self.key = key
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records = records
         self.fresh: dict[str, dict[str, Any]] = {}
         self._page_keys: dict[str, dict[str, str]] = {}  # unchanged_pages' nav keys, for remember
-        if enabled:
-            try:
-                stored = orjson.loads(self.path.read_bytes())
-                if stored.get("key") == key:
-                    self.records = stored["sources"]
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                self.records = {}  # a missing or damaged cache only costs a full build
 
     @staticmethod
     def _id(source) -> str:
@@ -158,15 +151,3 @@ class BuildCache:
     def files_read(self) -> dict[str, FileState]:
         """The state of every file this build recorded, by path."""
         return {state.path: state for record in self.fresh.values() for state in states_from_json(record["files"])}
-
-    def save(self) -> None:
-        """Replace the stored cache with this build's records (sources gone are forgotten)."""
-        data = orjson.dumps({"key": self.key, "sources": self.fresh})
-        if isinstance(self.path, Path):
-            replace_file(self.path, data)
-            return
-        try:
-            self.path.write_bytes(data)  # an object is replaced whole
-        except OSError:
-            pass  # as replace_file: a cache that cannot be written only costs a later build time
-

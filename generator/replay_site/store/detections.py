@@ -1,5 +1,5 @@
 """Discovery's memory: what each reader's detect() answered for each file, by the file's
-state (file_state.py)."""
+state (file_state.py); a part of the output folder's store (site_store.py)."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from replay_site.store.file_state import FileState
-from replay_site.store.states import code_digest, replace_file
+from replay_site.store.states import replace_file
 
 
 class DetectionMemory:
@@ -16,21 +16,26 @@ class DetectionMemory:
     cache folder (discover.DetectionMemory). A file of the same stat has the same head, so the same
     answers: a rebuild reads no head but those of changed files (reading and parsing the
     heads of 262 logs cost ~0.1 s). The answers are the readers' own objects, so the file is
-    a pickle, in the user's own cache folder like the build's spool; it is keyed by this
-    package's code, and a memory that cannot be read is only a slower discovery."""
+    a pickle, in the user's own cache folder like the build's spool; it is read only when the
+    state file lists it (`listed`) and it holds the store's key (this package's code among
+    what it hashes), and a memory that cannot be read is only a slower discovery."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, key: str, listed: bool = True) -> None:
+        self.path, self.key = path, key
         self.files: dict[str, tuple[FileState, dict[str, Any]]] = {}
         self.seen: set[str] = set()
-        self.changed = False
+        self.changed = not listed  # a memory not listed is written whatever it learns
+        if not listed:
+            return
         try:
             with path.open("rb") as stream:
                 stored = pickle.load(stream)
-            if stored["code"] == code_digest():
+            if stored["key"] == key:
                 self.files = stored["files"]
+            else:
+                self.changed = True
         except Exception:  # noqa: BLE001 - missing, damaged or from another version: start empty
-            self.files = {}
+            self.files, self.changed = {}, True
 
     def recall(self, path: Path, status: os.stat_result, names: list[str]) -> dict[str, Any] | None:
         key = str(path)
@@ -50,7 +55,7 @@ class DetectionMemory:
             return
         files = {key: value for key, value in self.files.items() if key in self.seen}
         try:
-            data = pickle.dumps({"code": code_digest(), "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps({"key": self.key, "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError):
             return  # a plugin's answer that cannot be kept only costs the next build the head reads
         replace_file(self.path, data)

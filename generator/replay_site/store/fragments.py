@@ -2,11 +2,12 @@
 session changed, the index and files.html render its rows again, not every session's.
 
 A row is known by a digest of its template's name and everything it shows (render.py); the
-whole memo is kept under the build cache's key (this package's code, the theme, the build's
+whole memo is kept under the store's key (this package's code, the theme, the build's
 settings, the page libraries' versions: cache.py), so a memo of another key is never read.
-Only the rows this build used are kept, so the memo never grows past the site. It lives in the
-user's cache folder beside the build cache, never in the site; one that cannot be read or
-written only costs a build the rendering.
+Only the rows this build used are kept, so the memo never grows past the site. It is a part of
+the output folder's store (site_store.py: read only when the state file lists it), in the
+user's cache folder, never in the site; one that cannot be read or written only costs a build
+the rendering.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from replay_site.store.states import replace_file
 
 class FragmentMemo:
     def __init__(self, path: Path, key: str, enabled: bool = True) -> None:
-        """`enabled` False (--full): nothing kept is read, and what this build renders is kept."""
+        """`enabled` False (--full, or a memo the state file does not list): nothing kept is read,
+        and what this build renders is kept."""
         self.path, self.key = path, key
         self.kept: dict[str, str] = {}
         # The rows this build used, by key in the order used: a row not kept already is written

@@ -6,8 +6,9 @@ written in place by whoever renders them (the build's workers, on a cluster); th
 site's assets and search files; then `index.html` and `sessions.json`, which link to them;
 then the manifest; last, the objects the previous build wrote that this one did not (the
 previous manifest's, never anyone else's). A page rewritten in place is replaced whole: an
-object PUT is atomic. The build cache is kept beside the manifest (`CACHE_OBJECT`), so any
-machine that builds this site (a cluster's client) renders again only what changed.
+object PUT is atomic. The site's state file (site_store.py) is kept beside the manifest
+(`CACHE_OBJECT`), so any machine that builds this site (a cluster's client) renders again
+only what changed.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The site record: what a whole build saw and wrote, so that the console entry (entry.py)
-can tell that running the same command again would change nothing. Standard library only:
-answering that must not import the readers, the renderer or the price table."""
+"""The site record: what a whole build saw and wrote (the state file's site part,
+state_file.py), so that the console entry (entry.py) can tell that running the same command
+again would change nothing. Standard library only: answering that must not import the
+readers, the renderer or the price table."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from replay_site import cache_folder, replace_file_at_once
+from replay_site import replace_file_at_once
 from replay_site.store.file_state import MISSING, FileState, content_digest, same_bytes
 
 # The files and folders under a build's inputs, in walk order (tree_listing).
@@ -36,15 +37,6 @@ def tree_digest(folders: list[Path], suffixes: tuple[str, ...] | None = None) ->
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     return tree_digest([Path(__file__).parents[1]], (".py",))
-
-
-def cache_path(out: Path, kind: str) -> Path:
-    """The cache file of one kind (`site.json`, `json`, ...) for the site built at `out`."""
-    return cache_folder() / f"{hashlib.sha1(str(out.resolve()).encode()).hexdigest()}.{kind}"
-
-
-def site_record_path(out: Path) -> Path:
-    return cache_path(out, "site.json")
 
 
 def tree_listing(paths: list[Path]) -> Listing | None:
@@ -74,8 +66,10 @@ def tree_listing(paths: list[Path]) -> Listing | None:
     return entries
 
 
-# A listing the console entry took just before it runs the build (taken once by that build).
+# What the console entry hands the build it runs: the listing it took (by the paths listed) and
+# the key of its command line, which that build's record answers from then on (taken once).
 _HANDED_OVER: dict[tuple[str, ...], Listing] = {}
+_REQUEST: list[str] = []
 
 
 def hand_over(paths: list[Path], listing: Listing | None) -> None:
@@ -84,6 +78,16 @@ def hand_over(paths: list[Path], listing: Listing | None) -> None:
     taken again would (a file changed since only makes the record stale)."""
     if listing is not None:
         _HANDED_OVER[tuple(map(str, paths))] = listing
+
+
+def hand_over_request(key: str) -> None:
+    """The command line the console entry runs a build for: that build's record names it, so
+    that the state file is written once (not stamped again after the build)."""
+    _REQUEST[:] = [key]
+
+
+def request_for_build() -> str | None:
+    return _REQUEST.pop() if _REQUEST else None
 
 
 def listing_for_build(paths: list[Path]) -> Listing | None:
@@ -138,19 +142,18 @@ def output_states(out: Path, names: set[str]) -> dict[str, list[int]] | None:
     return states
 
 
-def unchanged_outputs(out: Path, key: str) -> set[str] | None:
-    """The files the last build of `out` with settings `key` wrote, when all are still as it
-    left them (the manifest aside: the writer writes that anew)."""
+def unchanged_outputs(out: Path, record: dict[str, Any] | None) -> set[str] | None:
+    """The files the last build of `out` wrote (its site record, under this build's key), when
+    all are still as it left them (the manifest aside: the writer writes that anew)."""
     from replay_site.store.publish import (
         MANIFEST,  # here: publish finds libc on import, which entry.py can do without
     )
 
     try:
-        record = json.loads(site_record_path(out).read_text())
-        if record["key"] != key or output_states(out, set(record["outputs"])) != record["outputs"]:
+        if output_states(out, set(record["outputs"])) != record["outputs"]:
             return None
         return set(record["outputs"]) - {MANIFEST}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         return None
 
 
