@@ -1,7 +1,7 @@
 """Build-speed benchmark (not a test: speed is measured here, never asserted in tests).
 
     python tests/benchmark.py --size small|medium|large [--formats claude gptme codex] [--runs 3]
-                              [--jobs 0] [--keep DIR] [--long] [--huge LOG] [--huge-message MB] [--huge-output MB]
+                              [--jobs 0] [--keep DIR] [--long [STEPS ...]] [--huge LOG] [--huge-message MB] [--huge-output MB]
                               [--cluster N [N ...]]
 
 Generates a deterministic corpus (tests/benchmark_corpus.py), then times, each as a fresh
@@ -255,7 +255,8 @@ def main() -> None:
     parser.add_argument("--formats", nargs="+", default=["claude", "gptme", "codex"])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=0, help="-j for replay-site (0 = auto)")
-    parser.add_argument("--long", action="store_true", help="also time one generated session of 10,000 and one of 50,000 steps")
+    parser.add_argument("--long", type=int, nargs="*", metavar="STEPS",
+                        help="also time one generated session of each of these lengths (none given: 10,000 and 50,000 steps)")
     parser.add_argument("--huge", type=Path, metavar="LOG", help="also time a build of this one log (e.g. the 200 MB single-session one)")
     parser.add_argument("--huge-message", type=int, metavar="MB", help="also time a session with one assistant message of MB megabytes")
     parser.add_argument("--huge-output", type=int, metavar="MB", help="also time a session with one tool-result line of MB megabytes")
@@ -310,8 +311,8 @@ def run(work: Path, args: argparse.Namespace) -> None:
     print(row("rebuild, nothing changed", median(noop)))
     print(row("one log touched", median(touch)))
     print(row("one turn appended", median(append)))
-    if args.long:
-        for steps in LONG_STEPS:
+    if args.long is not None:
+        for steps in args.long or LONG_STEPS:
             long_corpus = work / f"long-{steps}"
             if not long_corpus.is_dir():
                 write_long_claude_session(long_corpus / "-home-dev-long" / "long.jsonl", steps)

@@ -157,10 +157,12 @@ def test_index_day_charts_follow_dates_and_hold_no_links(data_site):
     for figure in figures:
         assert figure.select("svg a") == []
         dates = [row.th.get_text() for row in figure.select("details.chart-data tbody tr")]
-        # the test sessions start on 29 days (2026-09-01: claude/-home-dev-v21 and codex/agents-2026;
-        # the ATIF, Gemini CLI and Qwen Code ones add 2025-08-01, 2025-11-20, 2026-04-10, 2026-05-03
-        # and 2026-06-01; 2026-03-02 is gptme/markdown-hello's too; three ATIF trajectories have no times)
-        assert dates == sorted(dates) and len(dates) == 29
+        # the test sessions start on 41 days, each fixture's first timestamp (2026-09-01: claude/-home-dev-v21
+        # and codex/agents-2026; the ATIF, Gemini CLI and Qwen Code ones add 2025-08-01, 2025-11-20,
+        # 2026-04-10, 2026-05-03 and 2026-06-01; Claude 2.1.230, Codex 0.148 and rlm's agent 2026-10-01
+        # to 10-03 and 10-20; the new agents' fixtures 2025-06-01 to 2026-04-02; three ATIF
+        # trajectories have no times)
+        assert dates == sorted(dates) and len(dates) == 41
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
         # 2023-09-14 .. 2026-12-02 is 1,176 days: a label every 365 days from the first
         assert labels == ["2023-09-14", "2024-09-13", "2025-09-13", "2026-09-13"]

@@ -107,6 +107,16 @@ EXAMPLE_OUTCOMES = {
     "f1000000-0000-4000-8000-00000000000c": "interrupted",
     # codex/ended-on-error: the last line is the failed `pytest -q` call's output (exit_code 1).
     "0a470000-0000-4000-8000-000000000048": "failed",
+    # copilot/…/7c1e4f2a…/events.jsonl line 29: {"type": "abort", "reason": "user initiated"} ends the second run.
+    "7c1e4f2a-5b3d-4e8f-9a01-2b3c4d5e6f70": "interrupted",
+    # its Explore subagent (tc4): its one message asks for a grep whose result is its last line, no answer after.
+    "7c1e4f2a-5b3d-4e8f-9a01-2b3c4d5e6f70/tc4": "unknown",
+    # kimi/…/4d3c2b1a…/wire.jsonl: the last turn's step ends with StepInterrupted.
+    "4d3c2b1a-0f9e-4d8c-8b7a-6e5d4c3b2a10": "interrupted",
+    # aider/v0.86-2026/calc, the 09:15:02 run: pytest fails (1 failed), the fix "did not conform to the edit format", and the run ends.
+    "calc@2026-02-10 09:15:02": "failed",
+    # opencode/storage-2026 ses_4a1f…: its last message ends with MessageAbortedError.
+    "ses_4a1f0c2e3ffe1abcDEFghiJKL1": "interrupted",
     # glue/1791000900000-7070-running/meta.json: "termination_status": "running".
     "1791000900000-7070-running": "unknown",
     # atif/harbor-v1.4: step 5's mark_task_complete call has no observation (the robot step after it is no answer).
@@ -147,32 +157,12 @@ def test_status_chips_count_the_rows(example_site):
     chips = {a["href"]: int(a.select_one(".count").get_text().replace(",", "")) for a in nav.find_all("a")}
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
-    # 60 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
-    # 2 failed (codex/ended-on-error, atif review-1), 5 unknown (Glue running and the four ATIF and
-    # Qwen sessions whose last call has no result), 50 completed (simplified-demo's clean answer
-    # after its failed call and claude/-home-dev-recover's last word after its failed pytest
-    # included; claude/-home-dev-v21: the session and its 4 agents; codex/agents-2026: the parent
-    # and its forked child; atif: ds-1 and explore-1; gemini: both sessions and sub-77; qwen: the
-    # early session and the Explore subagent)
-    assert counted == {"completed": 50, "failed": 2, "interrupted": 3, "unknown": 5}
-    assert chips == {"#status=all": 60, "#status=completed": 50, "#status=failed": 2, "#status=interrupted": 3, "#status=unknown": 5}
-    # 59 test sessions: 3 interrupted (Glue ex1 and the two Claude sessions in EXAMPLE_OUTCOMES),
-    # 1 failed (codex/ended-on-error), 2 unknown (Glue running, the rlm run summaries), 53 completed
-    # (simplified-demo's clean answer after its failed call and claude/-home-dev-recover's last word
-    # after its failed pytest included; claude/-home-dev-v21: the session and its 4 agents;
-    # codex/agents-2026 and codex/v0148: each parent and its child; claude/-home-dev-v2126: the
-    # session, its subagent and the bg copy; rlm/agent: the agent and the one it spawned)
-    assert counted == {"completed": 53, "failed": 1, "interrupted": 3, "unknown": 2}
-    assert chips == {"#status=all": 59, "#status=completed": 53, "#status=failed": 1, "#status=interrupted": 3, "#status=unknown": 2}
-    # 52 test sessions: 4 interrupted (Glue ex1, the two Claude sessions in EXAMPLE_OUTCOMES and
-    # the Codex cancel of codex/verdicts), 1 failed (codex/ended-on-error), 3 unknown (Glue
-    # running, and two logs that stop right after a tool result: claude/-home-dev-verdicts c5…03
-    # and gptme's tests-only branch), 44 completed (simplified-demo's clean answer after its
-    # failed call and claude/-home-dev-recover's last word after its failed pytest included;
-    # claude/-home-dev-v21: the session and its 4 agents; codex/agents-2026: the parent and its
-    # forked child)
-    assert counted == {"completed": 44, "failed": 1, "interrupted": 4, "unknown": 3}
-    assert chips == {"#status=all": 52, "#status=completed": 44, "#status=failed": 1, "#status=interrupted": 4, "#status=unknown": 3}
+    # 89 test sessions, each not completed named in EXAMPLE_OUTCOMES with its reason: 7 interrupted,
+    # 3 failed, 9 unknown; the other 70 end with the agent's answer after its calls came back
+    # (each branch's fixtures added theirs: ATIF, Gemini, Qwen, the new agents, Claude 2.1.230 and
+    # Codex 0.148, the verdict fixtures)
+    assert counted == {"completed": 70, "failed": 3, "interrupted": 7, "unknown": 9}
+    assert chips == {"#status=all": 89, "#status=completed": 70, "#status=failed": 3, "#status=interrupted": 7, "#status=unknown": 9}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 

@@ -69,10 +69,10 @@ def _streamed_sources(root, tmp_path):
 def test_a_streamed_pass_one_spools_and_summarizes_what_the_whole_reading_does(tmp_path, monkeypatch):
     """Issue 20: a Claude Code session without subagents is read, priced, redacted, summarized
     and spooled a page at a time (load.StreamedRead); every figure, the digest and every
-    spooled step must equal what reading it whole gives. Of the 13 fixture sources, the 6
+    spooled step must equal what reading it whole gives. Of the fixture sources, the 11
     single files without subagents stream (a7…0e, a single file too, holds inline sidechains: read whole)."""
     streamed = _streamed_sources(Path(__file__).parent / "data" / "claude", tmp_path)
-    assert len(streamed) == 6
+    assert len(streamed) == 11
     for source in streamed:
         assert _pass_one(source, tmp_path, monkeypatch, True) == _pass_one(source, tmp_path, monkeypatch, False), source.path
 

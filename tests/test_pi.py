@@ -55,7 +55,7 @@ def test_v3_session_figures():
     # + the user's own command = 16; the 5 paired tool results and the header, label and name are no step.
     assert len(session.steps) == 16
     # Calls: read, edit, bash (exit 1), write, bash (no result), the orphan result, the user's git diff.
-    assert session.tool_calls == 7 and session.failed_tool_calls == 1
+    assert session.tool_calls == 6 and session.failed_tool_calls == 1  # step 12's orphan result is shown, not a call
     # Errors: the failed bash and e12's failed request (in the branch left).
     assert session.error_count == 2
     # Tokens of the six assistant messages with usage (e12 has none):

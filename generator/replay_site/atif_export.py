@@ -209,6 +209,8 @@ def _step_extra(step: Step) -> dict[str, Any]:
         "details": [[detail.label, detail.text, detail.language] for detail in step.details] or None,
         "images": [[image.media_type, image.data_base64] for image in step.images] or None,
         "child_session_ids": step.child_session_ids or None,
+        "tier": step.tier or None,
+        "usage_partial": (step.usage is not None and step.usage.partial) or None,  # how the log says the request was served: priced at that rate again
     }
     return {key: value for key, value in values.items() if value is not None}
 

@@ -181,6 +181,8 @@ class TrajectoryReader:
         wire_ids = {wire: call for call, wire in calls if wire}
         self._observe(session, step, mapping(item.get("observation")), children, wire_ids, depth)
         step.usage, step.cost = _metrics(mapping(item.get("metrics")))
+        if step.usage is not None and mine.get("usage_partial") is True:  # the producer's log left it incomplete
+            step.usage.partial = True
         others = {key: value for key, value in mapping(item.get("extra")).items() if key != EXTRA}
         if others:
             step.details.append(Detail("ATIF extra", raw_json(others, indent=True), "json"))
@@ -198,6 +200,7 @@ class TrajectoryReader:
         step.details = [Detail(text(d[0]), text(d[1]), string(d[2])) for d in listed(mine.get("details")) if isinstance(d, list) and len(d) == 3]
         step.images.extend(_images(mine.get("images")))
         step.child_session_ids = [ident for ident in listed(mine.get("child_session_ids")) if isinstance(ident, str)]
+        step.tier = {key: value for key, value in mapping(mine.get("tier")).items() if isinstance(key, str) and isinstance(value, str)}
 
     def _observe(self, session: Session, step: Step, observation: dict[str, Any], children: dict[str, Session],
                  by_id: dict[str, ToolCall], depth: int) -> None:
