@@ -169,6 +169,22 @@ def test_the_netlify_guide_publishes_the_example_site_with_the_headers_every_sit
     assert "netlify.toml" in guide and "example_output/" in guide and "_headers" in guide
 
 
+SITECHECK = ROOT.parent / "shared" / "tools" / "sitecheck.py"
+
+
+def test_the_site_the_netlify_guide_publishes_passes_sitecheck(tmp_path):
+    """The guide's way: `replay-site build` of the bundled examples into the folder netlify.toml
+    publishes; the shared structural checks find no problem in it (skipped on a clone without ../shared)."""
+    if not SITECHECK.is_file():
+        pytest.skip(f"no {SITECHECK}: the shared tools sit beside the repository")
+    site = tmp_path / "example_output"
+    subprocess.run([sys.executable, "-c", "from replay_site.cli.entry import main; main()", "build",
+                    str(ROOT / "generator" / "replay_site" / "examples"), "-o", str(site), "-q", "--no-archive"],
+                   check=True, capture_output=True, timeout=300)
+    checked = subprocess.run([sys.executable, str(SITECHECK), str(site)], capture_output=True, text=True, timeout=120)
+    assert checked.stdout.strip().endswith(" 0 problems"), checked.stdout
+
+
 def _command_lines(text: str) -> list[str]:
     """Each `replay-site …` command written in a page: in code spans and in code blocks,
     cut at a shell's `&&`, `|`, `;` or comment."""
