@@ -114,3 +114,20 @@ def test_the_render_reads_what_the_read_spooled_not_the_logs(tmp_path, monkeypat
     monkeypatch.setattr(site, "_render", render_without_logs)
     site.build([logs], tmp_path / "second", site.BuildOptions(incremental=False))
     assert snapshot(tmp_path / "second") == snapshot(tmp_path / "first")
+
+
+def thresholds(_item: int) -> tuple[int, int, int]:
+    import gc
+
+    return gc.get_threshold()
+
+
+def test_tasks_run_with_the_runtimes_collector_thresholds_and_this_process_gets_its_own_back():
+    from replay_site.runtime.collector import TASK_GC_THRESHOLDS
+    import gc
+
+    before = gc.get_threshold()
+    assert list(InlineExecutor().map(thresholds, [1, 2])) == [TASK_GC_THRESHOLDS] * 2
+    assert gc.get_threshold() == before
+    with ProcessExecutor(2) as executor:
+        assert set(executor.map(thresholds, range(4))) == {TASK_GC_THRESHOLDS}

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from replay_site.runtime.collector import TASK_GC_THRESHOLDS
 from replay_site.runtime.places import Place
 
 _PR_SET_PDEATHSIG = 1
@@ -38,6 +39,7 @@ def _die_with(build: int) -> None:
         libc.prctl(_PR_SET_NAME, ctypes.c_char_p(WORKER_NAME), 0, 0, 0)
     if os.getppid() != build:  # the build died before the kernel was asked
         os._exit(1)
+    gc.set_threshold(*TASK_GC_THRESHOLDS)  # a worker runs nothing but tasks (executors.py)
 
 
 class ProcessExecutor:
