@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from replay_site import cache_folder, replace_file_at_once
+from replay_site.caches import cache_folder, replace_file_at_once
 
 _FILE = "installed.json"
 _memo: dict[str, Any] | None = None  # this process's answers, read once

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from replay_site import cache_folder
+from replay_site.caches import cache_folder
 from replay_site.archive.folder import (
     FILE_MODE,
     Archive,

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.markup import escape
 
-from replay_site import __version__, ansi, atif_export, load
+from replay_site.version import __version__
+from replay_site import ansi, atif_export, load
 from replay_site.pipeline import options
 from replay_site.cli import archive_command, build_command
 from replay_site.cli.build_command import (

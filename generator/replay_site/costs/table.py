@@ -21,7 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replay_site import cache_folder, installed, replace_file_at_once
+from replay_site.caches import cache_folder, replace_file_at_once
+from replay_site import installed
 from replay_site.model import Usage
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from replay_site import __version__
+from replay_site.version import __version__
 from replay_site.figures.inputs import Inputs
 from replay_site.figures.summary import SessionSummary
 

@@ -10,7 +10,7 @@ import jinja2
 import markupsafe
 from markupsafe import Markup
 
-from replay_site import cache_folder
+from replay_site.caches import cache_folder
 from replay_site.store.states import code_digest
 
 

@@ -18,7 +18,7 @@ from typing import Protocol
 import orjson
 from markupsafe import Markup
 
-from replay_site import __version__
+from replay_site.version import __version__
 from replay_site.figures.compare import Comparison
 from replay_site.figures.inputs import Inputs
 from replay_site.figures.site_files import ChangedFile

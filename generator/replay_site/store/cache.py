@@ -23,7 +23,8 @@ from typing import Any
 
 import orjson
 
-from replay_site import __version__, installed
+from replay_site.version import __version__
+from replay_site import installed
 from replay_site.figures.summary import ModelFigures, SessionSummary
 from replay_site.model import Problem
 from replay_site.store.file_state import FileState, same_bytes, states_from_json, states_to_json

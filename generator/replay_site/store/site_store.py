@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from replay_site import cache_folder
+from replay_site.caches import cache_folder
 from replay_site.store.cache import BuildCache
 from replay_site.store.detections import DetectionMemory
 from replay_site.store.fragments import FragmentMemo

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from replay_site import cache_folder, replace_file_at_once
+from replay_site.caches import cache_folder, replace_file_at_once
 
 FORMAT = 1  # moved whenever the state's meaning changes
 STATE = "state.json"

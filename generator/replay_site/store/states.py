@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from replay_site import replace_file_at_once
+from replay_site.caches import replace_file_at_once
 from replay_site.store.file_state import MISSING, FileState, content_digest, same_bytes
 
 # The files and folders under a build's inputs, in walk order (tree_listing).

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from replay_site import cache_folder, replace_file_at_once
+from replay_site.caches import cache_folder, replace_file_at_once
 from replay_site.model import Fact, PullRequest, Session
 from replay_site.readers.fields import string
 from replay_site.readers.files import open_log, plain_name
