@@ -115,6 +115,14 @@ def _key(call: ToolCall) -> tuple[str, ...]:
     return ("call", call.name, call_action(call))
 
 
+def _same_action(call: ToolCall, key: tuple[str, ...]) -> bool:
+    # A command's program is one of its words, so a command line without it cannot match:
+    # this spares parsing every later command of a long session after an unfixed failure.
+    if key[0] == "command" and key[1] not in (call.code or ""):
+        return False
+    return _key(call) == key
+
+
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "error")
 
@@ -264,5 +272,5 @@ class _Aftermaths:
                 self.following = Aftermath(step.number, call_action(call), index)
             if self.fixed is None and call.changes and not failed(call):
                 self.fixed = Aftermath(step.number, call_action(call), index)
-            if self.passed is None and failure.key[0] != "step" and not failed(call) and (retry or _key(call) == failure.key):
+            if self.passed is None and failure.key[0] != "step" and not failed(call) and (retry or _same_action(call, failure.key)):
                 self.passed = Aftermath(step.number, call_action(call), index)

@@ -263,8 +263,18 @@ def _last_line(text: str) -> str:
     (AssertionError, FAILED, No such file), else the last with a few words on it (a rule of
     dashes, an "Exit code 1" line are not)."""
     lines = [line.strip() for line in ansi.plain(text[-4000:]).splitlines()]
-    wordy = [line for line in lines if sum(char.isalpha() for char in line) >= 3 and not _EXIT_LINE.match(line)]
+    wordy = [line for line in lines if _has_letters(line, 3) and not _EXIT_LINE.match(line)]
     return next((line for line in reversed(wordy) if _SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
+
+
+def _has_letters(line: str, count: int) -> bool:
+    # Stops at the `count`th letter: failed outputs run to thousands of lines.
+    for char in line:
+        if char.isalpha():
+            count -= 1
+            if not count:
+                return True
+    return False
 
 
 @dataclass
