@@ -18,11 +18,13 @@ from typing import Any
 from replay_site.model import Session
 from replay_site.readers import FileReader, SessionSource, jsonl
 from replay_site.readers.atif.trajectory import FORMAT, TrajectoryReader
-from replay_site.readers.files import Head, plain_name, read_head
+from replay_site.readers.files import Head, open_log, plain_name, read_head
 
 # The version tag, wherever in the head the writer put it (Harbor writes it first).
 _VERSION = re.compile(rb'"schema_version"\s*:\s*"ATIF-v[0-9]')
 _REFERENCE = re.compile(rb'"(?:trajectory_path|continued_trajectory_ref)"\s*:\s*"((?:[^"\\]|\\.){1,500})"')
+_LONGEST_REFERENCE = 2048  # bytes: a match of _REFERENCE (1,000 for the name at most, a few for the key and spaces)
+_SEARCHED_AT_ONCE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,24 @@ class Found:
 
     lines: bool
     names: tuple[str, ...]
+
+
+def _references(path: Path, head: Head) -> tuple[str, ...]:
+    """The files a trajectory names, wherever in it it names them: a long trajectory's
+    subagent steps come after the head, so the rest of a file the head did not hold is
+    searched too, a MiB at a time (only files already known to be ATIF get here)."""
+    found = [match.group(1) for match in _REFERENCE.finditer(head.data)]
+    if not head.complete:
+        try:
+            with open_log(path) as stream:
+                carried = b""
+                while chunk := stream.read(_SEARCHED_AT_ONCE):
+                    block = carried + chunk
+                    found.extend(match.group(1) for match in _REFERENCE.finditer(block))
+                    carried = block[-_LONGEST_REFERENCE:]  # a name cut by the chunk's end is whole in the next block
+        except OSError:  # unreadable past its head (a damaged stream): the names the head holds
+            pass
+    return tuple(dict.fromkeys(name.decode("utf-8", "replace") for name in found))
 
 
 def _named(path: Path, name: str) -> Path | None:
@@ -66,8 +86,7 @@ class AtifReader(FileReader):
         # its tool definitions, which can be long) before it: the whole head is searched.
         if not _VERSION.search(head.data):
             return None
-        names = tuple(dict.fromkeys(found.group(1).decode("utf-8", "replace") for found in _REFERENCE.finditer(head.data)))
-        return Found(False, names)
+        return Found(False, _references(path, head))
 
     def group(self, found: dict[Path, Found], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():
