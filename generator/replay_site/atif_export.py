@@ -78,7 +78,8 @@ class TrajectoryFile:
     def file(self) -> BinaryIO:
         """The whole trajectory, a step a line, at the start of a temporary file (closed with it)."""
         head = orjson.dumps(_head(self._session, list(self._models)), option=orjson.OPT_NON_STR_KEYS, default=str)
-        tail = orjson.dumps(_tail(self._session, self._usage, self._count, self._logged), option=orjson.OPT_NON_STR_KEYS, default=str)
+        tail = orjson.dumps(_tail(self._session, self._usage, self._count, self._logged, self._children),
+                            option=orjson.OPT_NON_STR_KEYS, default=str)
         whole = tempfile.TemporaryFile()  # noqa: SIM115 - the caller's, to copy from and close
         whole.write(head[:-1] + b',"steps":[')
         self._steps.seek(0)
@@ -98,13 +99,16 @@ def _head(session: Session, models: list[str]) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "session_id": session.id, "trajectory_id": session.id, "agent": agent}
 
 
-def _tail(session: Session, usage: Usage, steps: int, logged: list[float]) -> dict[str, Any]:
-    """The keys after the steps (none of them empty)."""
+def _tail(session: Session, usage: Usage, steps: int, logged: list[float], children: ChildFiles | None = None) -> dict[str, Any]:
+    """The keys after the steps (none of them empty). `children`: every subagent's file, in
+    order, those no call names (a log may link a child to no call) included."""
     tail: dict[str, Any] = {
         "notes": f"Exported by replay-site from a {session.format} session ({session.source or session.id}).",
         "final_metrics": _final_metrics(usage, steps, logged),
     }
     extra = _session_extra(session)
+    if children:
+        extra["subagent_files"] = [{"trajectory_id": ident, "trajectory_path": name} for ident, name in children.items()]
     if extra:
         tail["extra"] = {EXTRA: extra}
     return tail

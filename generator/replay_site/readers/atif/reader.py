@@ -91,8 +91,7 @@ class AtifReader(FileReader):
     def group(self, found: dict[Path, Found], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():
             if root in found:
-                named = [_named(root, name) for name in found[root].names]
-                yield SessionSource(self.name, root, root, tuple(p for p in named if p is not None and p.is_file() and p != root))
+                yield SessionSource(self.name, root, root, tuple(sorted(self._named_from(root, found[root]) - {root})))
             return
         # Files naming each other are read together: each set of files linked by their names is
         # one source, headed by a file no other names (the first in path order when all are named).
@@ -118,6 +117,25 @@ class AtifReader(FileReader):
             placed |= family
             head = min(family, key=lambda member: (member in named, member))
             yield SessionSource(self.name, head, root, tuple(sorted(family - {head})))
+
+    def _named_from(self, path: Path, item: Found) -> set[Path]:
+        """The files a trajectory file names, and those they name in turn (a subagent's own
+        subagents): a file given alone is read with every file of its family."""
+        family, pending = {path}, [(path, item)]
+        while pending:
+            member, found = pending.pop()
+            for name in found.names:
+                target = _named(member, name)
+                if target is None or target in family or not target.is_file():
+                    continue
+                family.add(target)
+                try:
+                    named = self.detect(target, read_head(target, named=True))
+                except OSError:
+                    continue
+                if isinstance(named, Found) and not named.lines:
+                    pending.append((target, named))
+        return family
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         label = source.label(source.path)

@@ -64,8 +64,8 @@ class TrajectoryReader:
         ident = string(document.get("trajectory_id")) if parent else None
         ident = ident or string(document.get("session_id")) or string(document.get("trajectory_id")) or fallback_id
         session = Session(id=ident, format=FORMAT, source=self.label)
-        if parent is not None:
-            session.parent_id = parent.id
+        if parent is not None or string(mine.get("parent_id")):  # a subagent's own file, read alone, names its parent
+            session.parent_id = parent.id if parent is not None else mine["parent_id"]
             session.relation = "fork" if mine.get("relation") == "fork" else "subagent"
         self._head(session, document, mine)
         children = self._children(session, document, depth)
@@ -125,6 +125,12 @@ class TrajectoryReader:
                 break
             child = self.session(embedded, f"{session.id}:{index}", depth + 1, session)
             found.setdefault(child.id, child)
+        # a site's trajectory (build --atif) names its subagents' files, in order, linked to a call or not
+        for ref in listed(ours(document).get("subagent_files")):
+            path = string(mapping(ref).get("trajectory_path"))
+            child = self._from_file(path, depth, session) if path else None
+            if child is not None:
+                found.setdefault(child.id, child)
         return found
 
     def _continued(self, session: Session, document: dict[str, Any], depth: int, children: dict[str, Session]) -> list[Step]:
