@@ -137,12 +137,14 @@ def test_every_fixture_exports_to_atif_that_the_schema_accepts(tmp_path, format_
 def same_session(before: Session, after: Session) -> None:
     """Read -> ATIF -> read gives the same steps, calls and figures."""
     assert after.id == before.id and after.title == before.title
+    assert (after.parent_id, after.relation) == (before.parent_id, before.relation)
     assert len(after.steps) == len(before.steps)
     for one, two in zip(before.steps, after.steps):
         where = f"{before.id} step {one.number}"
         assert (two.kind, two.text, two.thinking, two.title, two.error, two.collapsed) == \
                (one.kind, one.text, one.thinking, one.title, one.error, one.collapsed), where
         assert (two.timestamp, two.model, two.usage) == (one.timestamp, one.model, one.usage), where
+        assert (two.child_session_ids, two.tier) == (one.child_session_ids, one.tier), where
         assert (two.cost is None) == (one.cost is None), where
         if one.cost is not None:
             assert (two.cost.source, two.cost.usd) == (one.cost.source, pytest.approx(one.cost.usd)), where
@@ -198,3 +200,34 @@ def test_trajectory_files_naming_each_other_are_read_once_each(tmp_path):
     assert [each.id for each in main.walk()] == ["main", "b", "c"]
     loop, = main.walk()[2].steps[1].tool_calls
     assert loop.child_session_id is None and "not found" in loop.output  # b is being read: not read again inside c
+
+
+@pytest.mark.parametrize("format_name", ["claude", "codex"])
+def test_subagent_links_and_per_step_metrics_survive_the_round_trip(tmp_path, format_name):
+    """The fixtures with subagents: each child embedded (v1.7 subagent_trajectories), each
+    delegating call's result naming it, each step's tokens in its own metrics (prompt_tokens:
+    every input token), and read back the same links and figures, child by child."""
+    families = [session for session in read_all(DATA / format_name) if session.children]
+    assert families, f"the {format_name} fixtures hold sessions with subagents"
+
+    def links(session: Session) -> list[tuple[int, str, str]]:
+        return [(step.number, call.name, call.child_session_id) for step in session.steps for call in step.tool_calls if call.child_session_id]
+
+    linked = 0
+    for session in families:
+        document = json.loads(exported(tmp_path, session).read_bytes())
+        embedded = [child["trajectory_id"] for child in document["subagent_trajectories"]]
+        assert embedded == [child.id for child in session.children]
+        refs = [ref["trajectory_id"] for step in document["steps"] for result in step.get("observation", {}).get("results", [])
+                for ref in result.get("subagent_trajectory_ref") or []]
+        assert refs == [child for _, _, child in links(session)] and set(refs) <= set(embedded)
+        for step, raw in zip(session.steps, document["steps"]):
+            if step.usage:
+                metrics = raw["metrics"]
+                assert (metrics["prompt_tokens"], metrics["completion_tokens"], metrics["cached_tokens"]) == \
+                       (step.usage.input + step.usage.cache_read + step.usage.cache_write, step.usage.output, step.usage.cache_read)
+        [back] = read_all(exported(tmp_path, session), "atif")
+        assert [links(each) for each in back.walk()] == [links(each) for each in session.walk()]
+        assert [[step.usage for step in each.steps] for each in back.walk()] == [[step.usage for step in each.steps] for each in session.walk()]
+        linked += len(refs)
+    assert linked  # some child is delegated by a call, not only listed

@@ -185,7 +185,10 @@ class TrajectoryReader:
         calls = [(_call(call), string(call.get("tool_call_id"))) for call in listed(item.get("tool_calls")) if isinstance(call, dict)]
         step.tool_calls = [call for call, _ in calls]
         wire_ids = {wire: call for call, wire in calls if wire}
+        restored = list(step.child_session_ids)
         self._observe(session, step, mapping(item.get("observation")), children, wire_ids, depth)
+        if exported:  # the step's own links as its reader made them, whatever its calls link
+            step.child_session_ids = restored
         step.usage, step.cost = _metrics(mapping(item.get("metrics")))
         if step.usage is not None and mine.get("usage_partial") is True:  # the producer's log left it incomplete
             step.usage.partial = True
