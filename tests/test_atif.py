@@ -100,6 +100,46 @@ def test_a_dataset_of_trajectories_reads_a_session_a_line():
     assert sessions[1].steps[1].tool_calls[0].missing_result
 
 
+def test_harbor_terminus_results_naming_no_call_answer_the_step():
+    """terminus-2 (Harbor's own agent) writes one observation result per step, naming no
+    call: the terminal after all of the step's commands."""
+    [session] = read_all(DATA / "atif" / "terminus-v1.5")
+    assert [step.kind for step in session.steps] == ["user", "assistant", "assistant", "assistant"]
+    two, three, four = session.steps[1:]
+    # two commands, one terminal screen after both: shown once, after them, answering both
+    assert [(call.name, call.orphan, call.missing_result) for call in two.tool_calls] == [
+        ("bash_command", False, False), ("bash_command", False, False), ("observation", True, False)]
+    assert two.tool_calls[2].output.endswith("root@box:/# ") and "42" in two.tool_calls[2].output
+    # a step with no call: its result (the harness's parse error) is shown, not a call
+    assert [(call.name, call.orphan) for call in three.tool_calls] == [("observation", True)]
+    # one call, one result: paired
+    [done] = four.tool_calls
+    assert done.name == "mark_task_complete" and done.output.startswith("Current terminal state:")
+    assert session.tool_calls == 3  # 2 + 0 + 1: the observations are no calls
+    # no cached_tokens: every prompt token is uncached input; 1000 + 1200 + 1400
+    assert session.usage == Usage(input=3600, output=170)
+    assert session.cost.source == "log" and session.cost.usd == pytest.approx(0.0035)  # agrees with final_metrics
+    assert session.problems == []
+
+
+def test_mini_swe_agent_cache_details_and_step_costs_that_disagree_with_the_total():
+    """Harbor's mini-swe-agent converter keeps litellm's cache counts in
+    metrics.extra.prompt_tokens_details, and writes step costs that do not add up to the
+    trajectory's total (here 0.03 + 0.02 against 0.03)."""
+    [session] = read_all(DATA / "atif" / "mini-swe-v1.2")
+    three, four = session.steps[2:]
+    # prompt 1000 = 400 cached + 100 written + 500 uncached; prompt 1500 = 1200 cached + 300
+    assert three.usage == Usage(input=500, output=200, cache_read=400, cache_write_5m=100)
+    assert four.usage == Usage(input=300, output=100, cache_read=1200)
+    assert [call.output.startswith("<returncode>0</returncode>") for step in (three, four) for call in step.tool_calls] == [True, True]
+    # the steps' costs are not what was billed: left out, priced from the tokens, the total shown
+    assert three.cost is None or three.cost.source != "log"
+    assert session.cost.source != "log"
+    assert ("Cost in final_metrics", "$0.0300") in [(fact.label, fact.value) for fact in session.facts]
+    [problem] = session.problems
+    assert "add up to $0.0500" in problem.message and "says $0.0300" in problem.message
+
+
 def test_only_atif_is_taken_for_atif(tmp_path):
     reader = registry()["atif"]
     from replay_site.readers.files import read_head
