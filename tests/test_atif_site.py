@@ -116,11 +116,11 @@ def test_without_the_option_no_trajectory_is_written_or_linked(data_site):
 
 def test_trajectories_are_redacted_exactly_as_the_pages(tmp_path):
     secret = SECRETS["anthropic"]
-    lines = [json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "user_message", "text": f"use {secret} please"}),
-             json.dumps({"timestamp": "2026-01-01T00:00:01Z", "type": "tool_call", "id": "c1", "name": "bash",
-                         "arguments": {"command": f"export KEY={secret}"}}),
-             json.dumps({"timestamp": "2026-01-01T00:00:02Z", "type": "tool_result", "call_id": "c1", "success": True,
-                         "content": f"KEY={secret}"})]
+    # a Glue log: the secret in the prompt, a call's arguments and its result
+    records = [{"type": "user_message", "text": f"use {secret} please"},
+               {"type": "tool_call", "id": "c1", "name": "bash", "arguments": {"command": f"export KEY={secret}"}},
+               {"type": "tool_result", "call_id": "c1", "success": True, "content": f"KEY={secret}"}]
+    lines = [json.dumps({"timestamp": f"2026-01-01T00:00:0{second}Z", **record}) for second, record in enumerate(records)]
     source = glue_session(tmp_path / "logs" / "s", lines)
     out = tmp_path / "site"
     site.build([source], out, site.BuildOptions(incremental=False, atif=True, no_archive=True))
