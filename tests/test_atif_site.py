@@ -180,3 +180,24 @@ def test_rebuilds_give_the_same_bytes_and_keep_files_in_step(tmp_path):
     # the option dropped: the pages no longer link a trajectory, and none is left
     site.build([logs], out, site.BuildOptions(no_archive=True))
     assert trajectories(out) == [] and "Download as ATIF" not in "".join(p.read_text() for p in out.rglob("*.html"))
+
+
+def test_a_long_session_of_several_pages_is_one_trajectory_linked_from_each_page(tmp_path):
+    """A session of 3 pages (200 steps a page), which the build spools a page at a time: its
+    trajectory gathered from every page, the same session read back, linked from every page."""
+    from gen_long_session import write_long_claude_session
+
+    log = write_long_claude_session(tmp_path / "projects" / "-home-dev-long" / "long.jsonl", steps=450)
+    out = tmp_path / "site"
+    site.build([tmp_path / "projects"], out, site.BuildOptions(incremental=False, atif=True, no_archive=True))
+    [entry] = entries(out)
+    stem = Path(entry["page"]).stem
+    later = sorted((out / "sessions" / stem).glob("*.html"))
+    assert [page.name for page in later] == ["2.html", "3.html"]
+    for page in [out / entry["page"], *later]:
+        [link] = soup(page).select("header.summary a[download]")
+        assert (page.parent / link["href"]).resolve() == (out / paging.atif_path(stem)).resolve()
+    [session] = as_built(tmp_path / "projects")
+    assert len(session.steps) > 400 and log.is_file()
+    [back] = read_all(out / paging.atif_path(stem), "atif")
+    same_session(session, back)
