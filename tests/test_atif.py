@@ -100,6 +100,46 @@ def test_a_dataset_of_trajectories_reads_a_session_a_line():
     assert sessions[1].steps[1].tool_calls[0].missing_result
 
 
+def test_harbor_terminus_results_naming_no_call_answer_the_step():
+    """terminus-2 (Harbor's own agent) writes one observation result per step, naming no
+    call: the terminal after all of the step's commands."""
+    [session] = read_all(DATA / "atif" / "terminus-v1.5")
+    assert [step.kind for step in session.steps] == ["user", "assistant", "assistant", "assistant"]
+    two, three, four = session.steps[1:]
+    # two commands, one terminal screen after both: shown once, after them, answering both
+    assert [(call.name, call.orphan, call.missing_result) for call in two.tool_calls] == [
+        ("bash_command", False, False), ("bash_command", False, False), ("observation", True, False)]
+    assert two.tool_calls[2].output.endswith("root@box:/# ") and "42" in two.tool_calls[2].output
+    # a step with no call: its result (the harness's parse error) is shown, not a call
+    assert [(call.name, call.orphan) for call in three.tool_calls] == [("observation", True)]
+    # one call, one result: paired
+    [done] = four.tool_calls
+    assert done.name == "mark_task_complete" and done.output.startswith("Current terminal state:")
+    assert session.tool_calls == 3  # 2 + 0 + 1: the observations are no calls
+    # no cached_tokens: every prompt token is uncached input; 1000 + 1200 + 1400
+    assert session.usage == Usage(input=3600, output=170)
+    assert session.cost.source == "log" and session.cost.usd == pytest.approx(0.0035)  # agrees with final_metrics
+    assert session.problems == []
+
+
+def test_mini_swe_agent_cache_details_and_step_costs_that_disagree_with_the_total():
+    """Harbor's mini-swe-agent converter keeps litellm's cache counts in
+    metrics.extra.prompt_tokens_details, and writes step costs that do not add up to the
+    trajectory's total (here 0.03 + 0.02 against 0.03)."""
+    [session] = read_all(DATA / "atif" / "mini-swe-v1.2")
+    three, four = session.steps[2:]
+    # prompt 1000 = 400 cached + 100 written + 500 uncached; prompt 1500 = 1200 cached + 300
+    assert three.usage == Usage(input=500, output=200, cache_read=400, cache_write_5m=100)
+    assert four.usage == Usage(input=300, output=100, cache_read=1200)
+    assert [call.output.startswith("<returncode>0</returncode>") for step in (three, four) for call in step.tool_calls] == [True, True]
+    # the steps' costs are not what was billed: left out, priced from the tokens, the total shown
+    assert three.cost is None or three.cost.source != "log"
+    assert session.cost.source != "log"
+    assert ("Cost in final_metrics", "$0.0300") in [(fact.label, fact.value) for fact in session.facts]
+    [problem] = session.problems
+    assert "add up to $0.0500" in problem.message and "says $0.0300" in problem.message
+
+
 def test_only_atif_is_taken_for_atif(tmp_path):
     reader = registry()["atif"]
     from replay_site.readers.files import read_head
@@ -137,12 +177,14 @@ def test_every_fixture_exports_to_atif_that_the_schema_accepts(tmp_path, format_
 def same_session(before: Session, after: Session) -> None:
     """Read -> ATIF -> read gives the same steps, calls and figures."""
     assert after.id == before.id and after.title == before.title
+    assert (after.parent_id, after.relation) == (before.parent_id, before.relation)
     assert len(after.steps) == len(before.steps)
     for one, two in zip(before.steps, after.steps):
         where = f"{before.id} step {one.number}"
         assert (two.kind, two.text, two.thinking, two.title, two.error, two.collapsed) == \
                (one.kind, one.text, one.thinking, one.title, one.error, one.collapsed), where
         assert (two.timestamp, two.model, two.usage) == (one.timestamp, one.model, one.usage), where
+        assert (two.child_session_ids, two.tier) == (one.child_session_ids, one.tier), where
         assert (two.cost is None) == (one.cost is None), where
         if one.cost is not None:
             assert (two.cost.source, two.cost.usd) == (one.cost.source, pytest.approx(one.cost.usd)), where
@@ -198,3 +240,34 @@ def test_trajectory_files_naming_each_other_are_read_once_each(tmp_path):
     assert [each.id for each in main.walk()] == ["main", "b", "c"]
     loop, = main.walk()[2].steps[1].tool_calls
     assert loop.child_session_id is None and "not found" in loop.output  # b is being read: not read again inside c
+
+
+@pytest.mark.parametrize("format_name", ["claude", "codex"])
+def test_subagent_links_and_per_step_metrics_survive_the_round_trip(tmp_path, format_name):
+    """The fixtures with subagents: each child embedded (v1.7 subagent_trajectories), each
+    delegating call's result naming it, each step's tokens in its own metrics (prompt_tokens:
+    every input token), and read back the same links and figures, child by child."""
+    families = [session for session in read_all(DATA / format_name) if session.children]
+    assert families, f"the {format_name} fixtures hold sessions with subagents"
+
+    def links(session: Session) -> list[tuple[int, str, str]]:
+        return [(step.number, call.name, call.child_session_id) for step in session.steps for call in step.tool_calls if call.child_session_id]
+
+    linked = 0
+    for session in families:
+        document = json.loads(exported(tmp_path, session).read_bytes())
+        embedded = [child["trajectory_id"] for child in document["subagent_trajectories"]]
+        assert embedded == [child.id for child in session.children]
+        refs = [ref["trajectory_id"] for step in document["steps"] for result in step.get("observation", {}).get("results", [])
+                for ref in result.get("subagent_trajectory_ref") or []]
+        assert refs == [child for _, _, child in links(session)] and set(refs) <= set(embedded)
+        for step, raw in zip(session.steps, document["steps"]):
+            if step.usage:
+                metrics = raw["metrics"]
+                assert (metrics["prompt_tokens"], metrics["completion_tokens"], metrics["cached_tokens"]) == \
+                       (step.usage.input + step.usage.cache_read + step.usage.cache_write, step.usage.output, step.usage.cache_read)
+        [back] = read_all(exported(tmp_path, session), "atif")
+        assert [links(each) for each in back.walk()] == [links(each) for each in session.walk()]
+        assert [[step.usage for step in each.steps] for each in back.walk()] == [[step.usage for step in each.steps] for each in session.walk()]
+        linked += len(refs)
+    assert linked  # some child is delegated by a call, not only listed

@@ -12,12 +12,17 @@ export back with the same steps, calls and figures; other consumers may ignore i
 from __future__ import annotations
 
 import math
+import tempfile
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from replay_site.model import Session, Step, ToolCall, Usage
+
+# A site's trajectory file holds one session; its subagents' are files beside it, named here.
+ChildFiles = dict[str, str]  # child session id -> its trajectory file's name, in the same folder
 
 SCHEMA_VERSION = "ATIF-v1.7"  # the oldest version with embedded subagents (trajectory_id)
 EXTRA = "replay_site"  # the key of what only replay-site reads back
@@ -37,25 +42,76 @@ def dumps(session: Session) -> bytes:
 
 def trajectory(session: Session) -> dict[str, Any]:
     """`session` as one ATIF root object; its children embedded as subagent trajectories."""
-    models = session.models
-    agent: dict[str, Any] = {"name": AGENT_NAMES.get(session.format, session.format), "version": session.agent_version or "unknown"}
-    if models:
-        agent["model_name"] = models[0]
-    root: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "session_id": session.id,
-        "trajectory_id": session.id,
-        "agent": agent,
-        "steps": [_step(number, step) for number, step in enumerate(session.steps, start=1)],
-        "notes": f"Exported by replay-site from a {session.format} session ({session.source or session.id}).",
-        "final_metrics": _final_metrics(session),
-    }
-    extra = _session_extra(session)
-    if extra:
-        root["extra"] = {EXTRA: extra}
+    logged = [usd for step in session.steps if (usd := _logged_usd(step)) is not None]
+    root = {**_head(session, session.models),
+            "steps": [_step(number, step) for number, step in enumerate(session.steps, start=1)],
+            **_tail(session, session.usage, len(session.steps), logged)}
     if session.children:
         root["subagent_trajectories"] = _children(session.children)
     return root
+
+
+class TrajectoryFile:
+    """One session's trajectory gathered a page of steps at a time (`add`), as a site's pass 2
+    gives them, so that a long session's steps are never all in memory: each step kept only as
+    its JSON line, in a temporary file; its subagents are not embedded but named by the files
+    (`children`) the site writes beside it, as Harbor writes a trial's subagents."""
+
+    def __init__(self, session: Session, children: ChildFiles):
+        self._session, self._children = session, children
+        self._steps = tempfile.TemporaryFile()  # noqa: SIM115 - open until file() hands it on
+        self._count, self._usage, self._logged = 0, Usage(), []
+        self._models = dict.fromkeys(session.declared_models)
+
+    def add(self, steps: Iterable[Step]) -> None:
+        for step in steps:
+            self._count += 1
+            self._steps.write(b",\n" if self._count > 1 else b"\n")
+            self._steps.write(orjson.dumps(_step(self._count, step, self._children), option=orjson.OPT_NON_STR_KEYS, default=str))
+            if step.model:
+                self._models.setdefault(step.model)
+            if usage := step.usage:
+                self._usage = self._usage + usage
+            if (usd := _logged_usd(step)) is not None:
+                self._logged.append(usd)
+
+    def file(self) -> BinaryIO:
+        """The whole trajectory, a step a line, at the start of a temporary file (closed with it)."""
+        head = orjson.dumps(_head(self._session, list(self._models)), option=orjson.OPT_NON_STR_KEYS, default=str)
+        tail = orjson.dumps(_tail(self._session, self._usage, self._count, self._logged, self._children),
+                            option=orjson.OPT_NON_STR_KEYS, default=str)
+        whole = tempfile.TemporaryFile()  # noqa: SIM115 - the caller's, to copy from and close
+        whole.write(head[:-1] + b',"steps":[')
+        self._steps.seek(0)
+        while chunk := self._steps.read(1 << 20):
+            whole.write(chunk)
+        self._steps.close()
+        whole.write(b"\n]," + tail[1:] + b"\n")
+        whole.seek(0)
+        return whole
+
+
+def _head(session: Session, models: list[str]) -> dict[str, Any]:
+    """The keys before the steps."""
+    agent: dict[str, Any] = {"name": AGENT_NAMES.get(session.format, session.format), "version": session.agent_version or "unknown"}
+    if models:
+        agent["model_name"] = models[0]
+    return {"schema_version": SCHEMA_VERSION, "session_id": session.id, "trajectory_id": session.id, "agent": agent}
+
+
+def _tail(session: Session, usage: Usage, steps: int, logged: list[float], children: ChildFiles | None = None) -> dict[str, Any]:
+    """The keys after the steps (none of them empty). `children`: every subagent's file, in
+    order, those no call names (a log may link a child to no call) included."""
+    tail: dict[str, Any] = {
+        "notes": f"Exported by replay-site from a {session.format} session ({session.source or session.id}).",
+        "final_metrics": _final_metrics(usage, steps, logged),
+    }
+    extra = _session_extra(session)
+    if children:
+        extra["subagent_files"] = [{"trajectory_id": ident, "trajectory_path": name} for ident, name in children.items()]
+    if extra:
+        tail["extra"] = {EXTRA: extra}
+    return tail
 
 
 def _children(children: list[Session]) -> list[dict[str, Any]]:
@@ -85,18 +141,22 @@ def _session_extra(session: Session) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value not in (None, "")}
 
 
-def _final_metrics(session: Session) -> dict[str, Any]:
-    usage = session.usage
+def _final_metrics(usage: Usage, steps: int, logged: list[float]) -> dict[str, Any]:
     metrics: dict[str, Any] = {
         "total_prompt_tokens": _prompt_tokens(usage),
         "total_completion_tokens": usage.output,
         "total_cached_tokens": usage.cache_read,
-        "total_steps": len(session.steps),
+        "total_steps": steps,
     }
-    logged = [step.cost.usd for step in session.steps if step.cost and step.cost.source == "log" and step.cost.usd is not None]
     if logged:
         metrics["total_cost_usd"] = sum(logged)
     return metrics
+
+
+def _logged_usd(step: Step) -> float | None:
+    """A step's cost as its log gave it (an estimate of ours is no cost_usd of the producer's)."""
+    cost = step.cost
+    return cost.usd if cost is not None and cost.source == "log" else None
 
 
 def _prompt_tokens(usage: Usage) -> int:
@@ -112,7 +172,7 @@ def _source(step: Step) -> str:
     return "user" if step.kind == "user" else "system"
 
 
-def _step(number: int, step: Step) -> dict[str, Any]:
+def _step(number: int, step: Step, children: ChildFiles | None = None) -> dict[str, Any]:
     source = _source(step)
     out: dict[str, Any] = {"step_id": number, "source": source}
     if step.timestamp:
@@ -125,7 +185,7 @@ def _step(number: int, step: Step) -> dict[str, Any]:
     if step.tool_calls:
         ids = [call.id or f"call-{number}-{index}" for index, call in enumerate(step.tool_calls, start=1)]
         out["tool_calls"] = [_call(call, ident) for call, ident in zip(step.tool_calls, ids)]
-        results = [_result(call, ident) for call, ident in zip(step.tool_calls, ids) if _answered(call)]
+        results = [_result(call, ident, children) for call, ident in zip(step.tool_calls, ids) if _answered(call)]
         if results:
             out["observation"] = {"results": results}
     metrics = _metrics(step)
@@ -163,12 +223,15 @@ def _call(call: ToolCall, ident: str) -> dict[str, Any]:
     return out
 
 
-def _result(call: ToolCall, ident: str) -> dict[str, Any]:
+def _result(call: ToolCall, ident: str, children: ChildFiles | None) -> dict[str, Any]:
     out: dict[str, Any] = {"source_call_id": ident}
     if call.output is not None:
         out["content"] = call.output
     if call.child_session_id is not None:
-        out["subagent_trajectory_ref"] = [{"trajectory_id": call.child_session_id, "session_id": call.child_session_id}]
+        ref = {"trajectory_id": call.child_session_id, "session_id": call.child_session_id}
+        if children and call.child_session_id in children:
+            ref["trajectory_path"] = children[call.child_session_id]
+        out["subagent_trajectory_ref"] = [ref]
     extra: dict[str, Any] = {}
     if call.is_error:
         extra["is_error"] = True
@@ -180,7 +243,7 @@ def _result(call: ToolCall, ident: str) -> dict[str, Any]:
 
 
 def _metrics(step: Step) -> dict[str, Any]:
-    usage, cost = step.usage, step.cost
+    usage = step.usage
     out: dict[str, Any] = {}
     if usage:
         out.update(prompt_tokens=_prompt_tokens(usage), completion_tokens=usage.output, cached_tokens=usage.cache_read)
@@ -193,8 +256,8 @@ def _metrics(step: Step) -> dict[str, Any]:
             extra[EXTRA] = {"cache_write_1h": usage.cache_write_1h}
         if extra:
             out["extra"] = extra
-    if cost is not None and cost.source == "log" and cost.usd is not None:
-        out["cost_usd"] = cost.usd
+    if (usd := _logged_usd(step)) is not None:
+        out["cost_usd"] = usd
     return out
 
 

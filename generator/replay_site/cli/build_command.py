@@ -128,7 +128,8 @@ def build(sources: list[Path] | None = None, **given: Any) -> None:
                                               redact_patterns=patterns(chosen["redact_pattern"]), anonymize=chosen["anonymize"],
                                               incremental=not chosen["full"], force=chosen["force"],
                                               decisions=decisions.load(), strict=chosen["strict"],
-                                              archive=chosen["archive"], no_archive=chosen["no_archive"])
+                                              archive=chosen["archive"], no_archive=chosen["no_archive"],
+                                              atif=chosen["atif"])
         with terminal.ProgressBar(enabled=not quiet) as progress:
             try:
                 result = pipeline.build(roots, out, build_options, progress)

@@ -47,6 +47,11 @@ def page_path(slug: str, page: int = 1) -> str:
     return f"sessions/{slug}.html" if page == 1 else f"sessions/{slug}/{page}.html"
 
 
+def atif_path(slug: str) -> str:
+    """A session's ATIF trajectory (`build --atif`), beside its first page."""
+    return f"sessions/{slug}.atif.json"
+
+
 def index_path(page: int) -> str:
     return "index.html" if page == 1 else f"index-{page}.html"
 

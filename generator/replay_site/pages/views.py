@@ -77,6 +77,7 @@ class Header:
     part: str | None = None  # an export of some steps: which, of how many
     pull_requests: list[LinkView] = field(default_factory=list)  # href "" when the URL is not a safe link
     kept_since: str | None = None  # the log is gone from disk: read from the archive, which keeps it since then
+    atif: str | None = None  # the site path of the session's ATIF trajectory, when the build writes one (--atif)
 
 
 def part_note(steps: range, total: int) -> str:

@@ -31,6 +31,7 @@ class BuildOptions:
     force: bool = DEFAULTS["force"]  # build into a folder holding files replay-site did not write (kept as they are)
     archive: str | None = DEFAULTS["archive"]  # issue 29: the archive folder (archive/), None for the default
     no_archive: bool = DEFAULTS["no_archive"]  # issue 29: neither keep logs in the archive nor read it
+    atif: bool = DEFAULTS["atif"]  # issue 31: each session's ATIF trajectory beside its page
 
     @property
     def reading(self) -> ReadOptions:

@@ -61,6 +61,8 @@ BUILD = (
            kind="flag", fast=False),
     Option("force", ("--force",), False, "Build into a folder holding files replay-site did not write; they are kept.",
            kind="flag", fast=False),
+    Option("atif", ("--atif",), False, "Also write each session as an ATIF trajectory (sessions/<page>.atif.json), "
+           "linked from its page and redacted as the page is.", kind="flag"),  # issue 31
     # issue 29: the archive of every log read (archive/)
     Option("archive", ("--archive",), None, "Folder of the archive of every log read (default: "
            "$XDG_DATA_HOME/replay-site/archive); a session whose log is gone is rendered from it.", fast=False),

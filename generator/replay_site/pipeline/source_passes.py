@@ -168,7 +168,7 @@ def write_source_pages(task: SourcePages, options: BuildOptions, out: Path) -> t
         for head, whole, pages in sessions or ():
             slug = page_slug(head, head.source)
             nav, summary = unwritten.pop(slug)
-            failed = write_session(writer, renderer, whole, pages, nav)
+            failed = write_session(writer, renderer, whole, pages, nav, head if options.atif else None)  # issue 31: --atif
             if failed is not None:
                 problems.append(Problem("warning", f"page of session {head.id} could not be rendered ({one_line(failed)})", head.source))
                 writer.write(f"sessions/{slug}.html", renderer.failed_page(summary, nav, one_line(failed)))

@@ -258,6 +258,7 @@ def _cache_key(options: BuildOptions) -> str:
     settings = {"format": options.format, "title": options.title, "prices": repr(options.prices),
                 "pricing": pricing_source(options.prices), "redact": options.redact,
                 "redact_patterns": list(options.redact_patterns) if options.redact else [], "anonymize": options.anonymize,
-                "decisions": [sorted(options.decisions.allow), sorted(options.decisions.redact)] if options.redact else []}
+                "decisions": [sorted(options.decisions.allow), sorted(options.decisions.redact)] if options.redact else [],
+                "atif": options.atif}  # issue 31: the pages link the ATIF files, which only --atif writes
     return settings_key(theme_search_path(options.theme), settings)
 

@@ -18,11 +18,13 @@ from typing import Any
 from replay_site.model import Session
 from replay_site.readers import FileReader, SessionSource, jsonl
 from replay_site.readers.atif.trajectory import FORMAT, TrajectoryReader
-from replay_site.readers.files import Head, plain_name, read_head
+from replay_site.readers.files import Head, open_log, plain_name, read_head
 
 # The version tag, wherever in the head the writer put it (Harbor writes it first).
 _VERSION = re.compile(rb'"schema_version"\s*:\s*"ATIF-v[0-9]')
 _REFERENCE = re.compile(rb'"(?:trajectory_path|continued_trajectory_ref)"\s*:\s*"((?:[^"\\]|\\.){1,500})"')
+_LONGEST_REFERENCE = 2048  # bytes: a match of _REFERENCE (1,000 for the name at most, a few for the key and spaces)
+_SEARCHED_AT_ONCE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,24 @@ class Found:
 
     lines: bool
     names: tuple[str, ...]
+
+
+def _references(path: Path, head: Head) -> tuple[str, ...]:
+    """The files a trajectory names, wherever in it it names them: a long trajectory's
+    subagent steps come after the head, so the rest of a file the head did not hold is
+    searched too, a MiB at a time (only files already known to be ATIF get here)."""
+    found = [match.group(1) for match in _REFERENCE.finditer(head.data)]
+    if not head.complete:
+        try:
+            with open_log(path) as stream:
+                carried = b""
+                while chunk := stream.read(_SEARCHED_AT_ONCE):
+                    block = carried + chunk
+                    found.extend(match.group(1) for match in _REFERENCE.finditer(block))
+                    carried = block[-_LONGEST_REFERENCE:]  # a name cut by the chunk's end is whole in the next block
+        except OSError:  # unreadable past its head (a damaged stream): the names the head holds
+            pass
+    return tuple(dict.fromkeys(name.decode("utf-8", "replace") for name in found))
 
 
 def _named(path: Path, name: str) -> Path | None:
@@ -66,14 +86,12 @@ class AtifReader(FileReader):
         # its tool definitions, which can be long) before it: the whole head is searched.
         if not _VERSION.search(head.data):
             return None
-        names = tuple(dict.fromkeys(found.group(1).decode("utf-8", "replace") for found in _REFERENCE.finditer(head.data)))
-        return Found(False, names)
+        return Found(False, _references(path, head))
 
     def group(self, found: dict[Path, Found], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():
             if root in found:
-                named = [_named(root, name) for name in found[root].names]
-                yield SessionSource(self.name, root, root, tuple(p for p in named if p is not None and p.is_file() and p != root))
+                yield SessionSource(self.name, root, root, tuple(sorted(self._named_from(root, found[root]) - {root})))
             return
         # Files naming each other are read together: each set of files linked by their names is
         # one source, headed by a file no other names (the first in path order when all are named).
@@ -99,6 +117,25 @@ class AtifReader(FileReader):
             placed |= family
             head = min(family, key=lambda member: (member in named, member))
             yield SessionSource(self.name, head, root, tuple(sorted(family - {head})))
+
+    def _named_from(self, path: Path, item: Found) -> set[Path]:
+        """The files a trajectory file names, and those they name in turn (a subagent's own
+        subagents): a file given alone is read with every file of its family."""
+        family, pending = {path}, [(path, item)]
+        while pending:
+            member, found = pending.pop()
+            for name in found.names:
+                target = _named(member, name)
+                if target is None or target in family or not target.is_file():
+                    continue
+                family.add(target)
+                try:
+                    named = self.detect(target, read_head(target, named=True))
+                except OSError:
+                    continue
+                if isinstance(named, Found) and not named.lines:
+                    pending.append((target, named))
+        return family
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         label = source.label(source.path)

@@ -64,14 +64,15 @@ class TrajectoryReader:
         ident = string(document.get("trajectory_id")) if parent else None
         ident = ident or string(document.get("session_id")) or string(document.get("trajectory_id")) or fallback_id
         session = Session(id=ident, format=FORMAT, source=self.label)
-        if parent is not None:
-            session.parent_id = parent.id
+        if parent is not None or string(mine.get("parent_id")):  # a subagent's own file, read alone, names its parent
+            session.parent_id = parent.id if parent is not None else mine["parent_id"]
             session.relation = "fork" if mine.get("relation") == "fork" else "subagent"
         self._head(session, document, mine)
         children = self._children(session, document, depth)
         # replay-site's own export says what each step was; other writers' context steps are folded
         exported = bool(mine.get("format"))
         steps = self._steps(session, document.get("steps"), children, exported, depth)
+        _check_costs(session, steps, mapping(document.get("final_metrics")), list(children.values()))
         session.steps = steps + self._continued(session, document, depth, children)
         session.children = list(children.values())
         session.number_steps()
@@ -125,6 +126,12 @@ class TrajectoryReader:
                 break
             child = self.session(embedded, f"{session.id}:{index}", depth + 1, session)
             found.setdefault(child.id, child)
+        # a site's trajectory (build --atif) names its subagents' files, in order, linked to a call or not
+        for ref in listed(ours(document).get("subagent_files")):
+            path = string(mapping(ref).get("trajectory_path"))
+            child = self._from_file(path, depth, session) if path else None
+            if child is not None:
+                found.setdefault(child.id, child)
         return found
 
     def _continued(self, session: Session, document: dict[str, Any], depth: int, children: dict[str, Session]) -> list[Step]:
@@ -179,7 +186,10 @@ class TrajectoryReader:
         calls = [(_call(call), string(call.get("tool_call_id"))) for call in listed(item.get("tool_calls")) if isinstance(call, dict)]
         step.tool_calls = [call for call, _ in calls]
         wire_ids = {wire: call for call, wire in calls if wire}
+        restored = list(step.child_session_ids)
         self._observe(session, step, mapping(item.get("observation")), children, wire_ids, depth)
+        if exported:  # the step's own links as its reader made them, whatever its calls link
+            step.child_session_ids = restored
         step.usage, step.cost = _metrics(mapping(item.get("metrics")))
         if step.usage is not None and mine.get("usage_partial") is True:  # the producer's log left it incomplete
             step.usage.partial = True
@@ -205,30 +215,52 @@ class TrajectoryReader:
     def _observe(self, session: Session, step: Step, observation: dict[str, Any], children: dict[str, Session],
                  by_id: dict[str, ToolCall], depth: int) -> None:
         """Each result given to the call whose tool_call_id it names (as written: an id
-        replay-site made up for a call without one is not the call's id)."""
+        replay-site made up for a call without one is not the call's id). Results naming no
+        call (Harbor's terminus-2 and mini-swe-agent write one, the terminal after the step's
+        commands) answer the step's calls left: one each, in order, when there are as many;
+        else they are the step's one observation, shown after its calls, which it answers."""
         answered: set[int] = set()
+        unnamed = []
         for result in listed(observation.get("results")):
             if not isinstance(result, dict):
                 continue
             ident = string(result.get("source_call_id"))
             call = by_id.get(ident) if ident else None
-            if call is None:
-                # A non-tool action's result, or one naming no call of this step: shown, never dropped.
+            if call is None and ident is None:
+                unnamed.append(result)
+                continue
+            if call is None:  # a result naming no call of this step: shown, never dropped
                 call = ToolCall(name="observation", id=ident, orphan=True)
                 step.tool_calls.append(call)
             answered.add(id(call))
-            output, images = _content(result.get("content"))
-            if result.get("content") is not None:
-                call.output = (call.output + "\n" + output) if call.output else output
-            call.images.extend(images)
-            extra = mapping(result.get("extra"))
-            status = extra.get("status")
-            call.is_error = call.is_error or extra.get("is_error") is True or (isinstance(status, str) and status.lower() in _FAILED_STATUS)
-            if isinstance(extra.get("exit_code"), int) and not isinstance(extra.get("exit_code"), bool):
-                call.exit_code = extra["exit_code"]
-            for ref in listed(result.get("subagent_trajectory_ref")):
-                self._link(session, step, call, mapping(ref), children, depth)
+            self._result(session, step, call, result, children, depth)
+        left = [call for call in step.tool_calls if id(call) not in answered and not call.orphan]
+        paired = list(zip(left, unnamed)) if len(left) == len(unnamed) else []
+        for call, result in paired:
+            answered.add(id(call))
+            self._result(session, step, call, result, children, depth)
+        if unnamed and not paired:
+            answered.update(id(call) for call in left)  # the observation answers them together
+            for result in unnamed:
+                call = ToolCall(name="observation", orphan=True)
+                step.tool_calls.append(call)
+                self._result(session, step, call, result, children, depth)
         mark_unanswered(step.tool_calls, answered)
+
+    def _result(self, session: Session, step: Step, call: ToolCall, result: dict[str, Any], children: dict[str, Session],
+                depth: int) -> None:
+        """One observation result given to `call`: its content, failure and subagents."""
+        output, images = _content(result.get("content"))
+        if result.get("content") is not None:
+            call.output = (call.output + "\n" + output) if call.output else output
+        call.images.extend(images)
+        extra = mapping(result.get("extra"))
+        status = extra.get("status")
+        call.is_error = call.is_error or extra.get("is_error") is True or (isinstance(status, str) and status.lower() in _FAILED_STATUS)
+        if isinstance(extra.get("exit_code"), int) and not isinstance(extra.get("exit_code"), bool):
+            call.exit_code = extra["exit_code"]
+        for ref in listed(result.get("subagent_trajectory_ref")):
+            self._link(session, step, call, mapping(ref), children, depth)
 
     def _link(self, session: Session, step: Step, call: ToolCall, ref: dict[str, Any], children: dict[str, Session], depth: int) -> None:
         """A delegated subagent: the embedded child it names, or the file it points at."""
@@ -268,13 +300,38 @@ def _call(raw: dict[str, Any]) -> ToolCall:
     return call
 
 
+def _check_costs(session: Session, steps: list[Step], final: dict[str, Any], children: list[Session]) -> None:
+    """The steps' cost_usd against the trajectory's own total. Where they disagree (Harbor's
+    mini-swe-agent trajectories: the steps' add up to about three times final_metrics'), the
+    steps' are not what was billed: they are left out (the steps are priced from their tokens
+    as any unpriced step) and the total is shown beside, with a warning naming both."""
+    total = number(final.get("total_cost_usd"))
+    logged = [step for step in steps if step.cost is not None and step.cost.source == "log"]
+    if total is None or not math.isfinite(total) or not logged:
+        return
+    summed = sum(step.cost.usd or 0.0 for step in logged)
+    below = sum(step.cost.usd or 0.0 for child in children for each in child.walk() for step in each.steps
+                if step.cost is not None and step.cost.source == "log")
+    if any(abs(figure - total) <= max(1e-6, total * 0.01) for figure in (summed, summed + below)):  # with its subagents' or not
+        return
+    for step in logged:
+        step.cost = None
+    session.facts.append(Fact("Cost in final_metrics", f"${total:.4f}"))
+    session.warn("warning", f"the steps' cost_usd add up to ${summed:.4f}, final_metrics.total_cost_usd says ${total:.4f}: "
+                            "the steps' costs are left out and the steps priced from their tokens")
+
+
 def _metrics(metrics: dict[str, Any]) -> tuple[Usage | None, Cost | None]:
     extra = mapping(metrics.get("extra"))
-    prompt, cached = count(metrics.get("prompt_tokens")), count(metrics.get("cached_tokens"))
-    written = count(extra.get("cache_creation_input_tokens"))
+    # litellm's usage details, where Harbor's mini-swe-agent converter keeps the cache counts
+    prompt_details, completion_details = mapping(extra.get("prompt_tokens_details")), mapping(extra.get("completion_tokens_details"))
+    prompt = count(metrics.get("prompt_tokens"))
+    cached = count(metrics.get("cached_tokens")) if "cached_tokens" in metrics else count(prompt_details.get("cached_tokens"))
+    written = count(extra.get("cache_creation_input_tokens")) or count(prompt_details.get("cache_creation_tokens"))
     hour = min(written, count(mapping(extra.get(EXTRA)).get("cache_write_1h")))
+    reasoning = count(extra.get("reasoning_tokens")) or count(completion_details.get("reasoning_tokens"))
     usage = Usage(input=max(0, prompt - cached - written), output=count(metrics.get("completion_tokens")), cache_read=cached,
-                  cache_write_5m=written - hour, cache_write_1h=hour, reasoning=count(extra.get("reasoning_tokens")))
+                  cache_write_5m=written - hour, cache_write_1h=hour, reasoning=reasoning)
     usd = number(metrics.get("cost_usd"))
     cost = Cost(usd, "log") if usd is not None and math.isfinite(usd) and usd >= 0 else None
     return (usage if usage else None), cost
