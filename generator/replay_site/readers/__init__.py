@@ -49,6 +49,7 @@ BUILTIN = {
     "cursor": "replay_site.readers.cursor.reader:READER",
     "rlm": "replay_site.readers.rlm.reader:READER",
     "atif": "replay_site.readers.atif.reader:READER",
+    "openhands": "replay_site.readers.openhands.reader:READER",
     "gemini": "replay_site.readers.gemini.reader:READER",
     "qwen": "replay_site.readers.qwen.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
