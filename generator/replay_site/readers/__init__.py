@@ -50,6 +50,7 @@ BUILTIN = {
     "rlm": "replay_site.readers.rlm.reader:READER",
     "atif": "replay_site.readers.atif.reader:READER",
     "openhands": "replay_site.readers.openhands.reader:READER",
+    "crush": "replay_site.readers.crush.reader:READER",
     "gemini": "replay_site.readers.gemini.reader:READER",
     "qwen": "replay_site.readers.qwen.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
