@@ -51,6 +51,7 @@ BUILTIN = {
     "atif": "replay_site.readers.atif.reader:READER",
     "openhands": "replay_site.readers.openhands.reader:READER",
     "crush": "replay_site.readers.crush.reader:READER",
+    "hermes": "replay_site.readers.hermes.reader:READER",
     "gemini": "replay_site.readers.gemini.reader:READER",
     "qwen": "replay_site.readers.qwen.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",

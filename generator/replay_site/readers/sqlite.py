@@ -34,3 +34,22 @@ def tables(path: Path, *wanted: tuple[str, str]) -> list[list[dict[str, Any]]]:
         return [rows(connection, table, order) for table, order in wanted]
     finally:
         connection.close()
+
+
+def table_names(connection: sqlite3.Connection) -> set[str]:
+    """The tables a database has (a store's older schemas lack some)."""
+    return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def row_counts(connection: sqlite3.Connection, wanted: tuple[str, ...]) -> dict[str, int]:
+    """How many rows each of the `wanted` tables (names of the reader's own) has, for those
+    that exist and are not empty: bookkeeping a reader counts and does not show."""
+    present = table_names(connection)
+    found = {table: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in wanted if table in present}
+    return {table: number for table, number in found.items() if number}
+
+
+def with_wal(path: Path) -> tuple[Path, ...]:
+    """A database's -wal file, read with it, when there is one."""
+    wal = path.with_name(path.name + "-wal")
+    return (wal,) if wal.is_file() else ()

@@ -30,7 +30,7 @@ from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.crush.parts import SUBAGENT_TOOLS, Builder
 from replay_site.readers.fields import count, first_request, listed, mapping, number, string, user_prompts
 from replay_site.readers.files import Head
-from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, rows
+from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, row_counts, rows, with_wal
 from replay_site.readers.timestamps import parse_time
 
 DATABASE = "crush.db"
@@ -81,8 +81,7 @@ class CrushReader(FileReader):
 
     def group(self, found: dict[Path, str], root: Path) -> Iterator[SessionSource]:
         for path in sorted(found):
-            wal = path.with_name(path.name + "-wal")
-            yield SessionSource(self.name, path, root, (wal,) if wal.is_file() else ())
+            yield SessionSource(self.name, path, root, with_wal(path))
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         problems: list[Problem] = []
@@ -115,8 +114,7 @@ def _tables(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dic
     try:
         sessions = rows(connection, "sessions", "created_at, id")
         messages = rows(connection, "messages", "session_id, created_at, rowid")
-        present = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        side = {table: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in SIDE_TABLES if table in present}
+        side = row_counts(connection, SIDE_TABLES)
         return sessions, messages, side
     finally:
         connection.close()

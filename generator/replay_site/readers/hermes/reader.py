@@ -1,0 +1,167 @@
+"""Hermes Agent -> Sessions.
+
+Hermes keeps every session (CLI, TUI, gateway platforms, cron, subagents) in
+`<Hermes home>/state.db` (SQLite): the home is `$HERMES_HOME`, else `~/.hermes` (with
+`$HERMES_DATA_DIR_SUFFIX`), and each named profile has its own under `profiles/<name>/`.
+Tables read: `sessions` (id, source, model, parent_session_id, title, cwd, git_branch,
+started_at / ended_at in epoch seconds, end_reason, the session's token and cost sums),
+`messages` (messages.py) and, since mid-2026, `session_model_usage` (those sums by model and
+task). Hermes keeps no tokens per response: each session shows its sums on one step per
+model (or one for the session), counted once. A session's `parent_session_id` names the
+session it was delegated from (a subagent, source "subagent") or that it continues (after a
+compression, a /branch or a reset: read as a fork).
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from replay_site.model import Cost, Fact, Problem, Session, Step, Usage
+from replay_site.readers import FileReader, SessionSource
+from replay_site.readers.fields import count, first_request, number, string, user_prompts
+from replay_site.readers.files import Head
+from replay_site.readers.hermes.messages import Builder
+from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, row_counts, rows, table_names, with_wal
+from replay_site.readers.timestamps import parse_time
+
+DATABASE = "state.db"
+# Columns of Hermes's sessions table no other agent's store has.
+MARKERS = (b"tool_call_count", b"end_reason", b"parent_session_id")
+SUBAGENT_TOOLS = ("delegate_task",)
+SIDE_TABLES = ("state_meta", "schema_version", "system_prompts")
+
+
+class HermesReader(FileReader):
+    name = "hermes"
+    label = "Hermes Agent"
+    env_vars = ("HERMES_HOME", "HERMES_DATA_DIR_SUFFIX", "HOME")
+    suffixes = (".db",)
+
+    def default_dirs(self) -> list[Path]:
+        """`get_hermes_home()` (its profiles are folders inside it)."""
+        moved = os.environ.get("HERMES_HOME", "").strip()
+        suffix = os.environ.get("HERMES_DATA_DIR_SUFFIX", "")
+        home = Path.home()
+        return [Path(moved).expanduser() if moved else home / (".hermes" + suffix)]
+
+    def detect(self, path: Path, head: Head) -> str | None:
+        if not head.data.startswith(SQLITE_MAGIC) or not all(marker in head.data for marker in MARKERS):
+            return None
+        return "db" if path.name == DATABASE or head.named else None
+
+    def group(self, found: dict[Path, str], root: Path) -> Iterator[SessionSource]:
+        for path in sorted(found):
+            yield SessionSource(self.name, path, root, with_wal(path))
+
+    def read_sessions(self, source: SessionSource) -> list[Session]:
+        try:
+            sessions, messages, usage, side = _tables(source.path)
+        except sqlite3.Error as exc:
+            return [Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name,
+                            problems=[Problem("skipped_file", f"not a Hermes state database ({exc})", source.rel)])]
+        by_session: dict[Any, list[dict[str, Any]]] = {}
+        for row in messages:
+            by_session.setdefault(row.get("session_id"), []).append(row)
+        usage_of: dict[Any, list[dict[str, Any]]] = {}
+        for row in usage:
+            usage_of.setdefault(row.get("session_id"), []).append(row)
+        read = {row.get("id"): _session(row, by_session.pop(row.get("id"), []), usage_of.get(row.get("id")), source)
+                for row in sessions}
+        problems = [Problem("warning", f"{len(by_session[ident])} message(s) of session {ident!r}, which is not in the "
+                                       "database, skipped", source.rel) for ident in sorted(by_session, key=str)]
+        tops = _nest(read)
+        holder = tops[0] if tops else Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name)
+        for table, number_of_rows in side.items():
+            holder.count_record(table, "not_shown", number_of_rows)
+        holder.problems[:0] = problems
+        return tops or [holder]
+
+
+READER = HermesReader()
+
+
+def _tables(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+    connection = connect_read_only(path)
+    try:
+        present = table_names(connection)
+        sessions = rows(connection, "sessions", "started_at, id")
+        messages = rows(connection, "messages", "session_id, id")
+        usage = rows(connection, "session_model_usage", "session_id, first_seen, model, task") if "session_model_usage" in present else []
+        side = row_counts(connection, SIDE_TABLES)
+        return sessions, messages, usage, side
+    finally:
+        connection.close()
+
+
+def _session(row: dict[str, Any], messages: list[dict[str, Any]], usage: list[dict[str, Any]] | None,
+             source: SessionSource) -> Session:
+    session = Session(id=str(row.get("id")), format=READER.name, source=source.rel)
+    session.count_record("session", "not_shown")
+    if string(row.get("model")):
+        session.declared_models.append(row["model"])
+    session.parent_id = string(row.get("parent_session_id"))
+    session.cwd, session.git_branch = string(row.get("cwd")), string(row.get("git_branch"))
+    session.started_at, session.ended_at = parse_time(row.get("started_at")), parse_time(row.get("ended_at"))
+    session.session_kind = string(row.get("source"))
+    Builder(session, source.rel).build(messages)
+    for figures in usage if usage else [row]:
+        step = _figures(figures, session)
+        if step is not None:
+            session.count_record("session_model_usage" if usage else "session totals", "shown")
+            session.steps.append(step)
+    reason = string(row.get("end_reason"))
+    if reason:
+        session.facts.append(Fact("Ended", reason))
+    session.title = string(row.get("title")) or first_request(user_prompts(session.steps)) or session.id
+    session.number_steps()
+    return session
+
+
+def _figures(row: dict[str, Any], session: Session) -> Step | None:
+    """A usage sum as one step: Hermes's input is already the uncached part, its output holds
+    the reasoning. A cost is logged when the provider reported one (`actual_cost_usd`)."""
+    usage = Usage(input=count(row.get("input_tokens")), output=count(row.get("output_tokens")),
+                  cache_read=count(row.get("cache_read_tokens")), cache_write_5m=count(row.get("cache_write_tokens")),
+                  reasoning=count(row.get("reasoning_tokens")))
+    actual = number(row.get("actual_cost_usd"))
+    if not usage and not actual:
+        return None
+    model = string(row.get("model")) or (session.declared_models[0] if session.declared_models else None)
+    task = string(row.get("task"))
+    calls = count(row.get("api_call_count"))
+    title = f"Tokens of {calls} model call(s)" + (f" for {task}" if task else "") + " (Hermes keeps only their sums)"
+    return Step("event", model=model, usage=usage or None, collapsed=True, title=title,
+                cost=Cost(actual, "log") if actual and actual > 0 else None, timestamp=parse_time(row.get("last_seen")))
+
+
+def _nest(read: dict[Any, Session]) -> list[Session]:
+    tops = []
+    for session in read.values():
+        parent = read.get(session.parent_id) if session.parent_id else None
+        if parent is not None and parent is not session:
+            session.relation = "subagent" if session.session_kind == "subagent" else "fork"
+            parent.children.append(session)
+        else:
+            session.parent_id = None
+            tops.append(session)
+    for session in read.values():
+        _link(session)
+    return tops
+
+
+def _link(session: Session) -> None:
+    """Delegations name no session: the delegate_task calls are linked to the subagents in
+    order when there are as many of each, else the subagents are listed as a fact."""
+    subagents = [child for child in session.children if child.relation == "subagent"]
+    calls = [(step, call) for step in session.steps for call in step.tool_calls if call.name in SUBAGENT_TOOLS]
+    if subagents and len(calls) == len(subagents):
+        for (step, call), child in zip(calls, sorted(subagents, key=lambda child: (child.started_at is None, child.started_at, child.id))):
+            call.child_session_id = child.id
+            call.missing_result = False
+            step.child_session_ids.append(child.id)
+    elif subagents:
+        session.facts.append(Fact("Subagents not named by a call", ", ".join(child.id for child in subagents)))
+
