@@ -1,7 +1,7 @@
 """The Crush reader against tests/data/crush: figures counted by hand from the SQL.
 
-crush-0.33-2026-01.sql is a project's `.crush/crush.db` of Crush 0.33 (before the read_files
-table): session S (6 messages: a request, 3 assistant responses, 2 messages of tool results)
+Each database is schema-2025.sql, then the fixture's SQL. crush-0.33-2026-01.sql is a
+project's `.crush/crush.db` of Crush 0.33 (before the read_files table): session S (6 messages: a request, 3 assistant responses, 2 messages of tool results)
 and its agent-tool subagent C (`<message id>$$<call id>`, 4 messages). crush-0.83-2026-07.sql
 has read_files, a bang-mode shell command, an image, a write's diff, a failed view and a
 provider error, and the things the reader warns about. Crush keeps no tokens per response and
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
-from readertools import check_folders, database_from, read_found
-from sitetools import external_references, soup
+from readertools import check_folders, claimed_by_content, database_from, every_session_numbered, mangle_database, read_found
+from sitetools import subagent_site, tool_names
 from test_atif import exported, read_all, same_session
 
-from replay_site.discover import find_sources
-from replay_site.pipeline import stages as site
 from replay_site.readers import registry
 from replay_site.readers.crush.reader import READER
 from replay_site.readers.files import read_head
@@ -31,7 +28,7 @@ T = "0b7d2e4f-1c3a-4d5e-8f9a-0b1c2d3e4f5a"
 
 
 def database(folder: Path, name: str = "crush-0.33-2026-01") -> Path:
-    return database_from(DATA / f"{name}.sql", folder / "shop" / ".crush" / "crush.db")
+    return database_from(DATA / f"{name}.sql", folder / "shop" / ".crush" / "crush.db", DATA / "schema-2025.sql")
 
 
 def read(root: Path):
@@ -120,17 +117,10 @@ def test_july_2026_shapes_and_warnings(tmp_path):
 
 
 def test_detected_by_name_and_content_only(tmp_path):
-    path = database(tmp_path)
-    renamed = tmp_path / "elsewhere" / "copy.db"
-    renamed.parent.mkdir()
-    renamed.write_bytes(path.read_bytes())
-    path.unlink()
-    assert find_sources(tmp_path, [READER], []) == []  # in a folder: only crush.db
-    (source,) = find_sources(renamed, [READER], [])  # named on the command line: by its schema
+    # in a folder only a crush.db is read; named on the command line, any name, by its schema
+    source = claimed_by_content(database(tmp_path), tmp_path / "elsewhere" / "copy.db", "crush")
     assert READER.read(source)[0].id == S
-    # no other reader takes a Crush database, and Crush takes no other SQLite store
-    head = read_head(renamed, named=True)
-    assert [name for name, reader in registry().items() if reader.detect(renamed, head) is not None] == ["crush"]
+    # and Crush takes no other agent's SQLite store
     others = [database_from(Path(__file__).parent / "data" / "opencode" / "opencode-1.2.sql", tmp_path / "o" / "crush.db"),
               database_from(Path(__file__).parent / "data" / "goose" / "goose-1.x.sql", tmp_path / "g" / "crush.db")]
     assert [READER.detect(other, read_head(other, named=True)) for other in others] == [None, None]
@@ -147,31 +137,16 @@ def test_mangled_database_never_makes_the_reader_raise(tmp_path):
     rng = random.Random("replay-site/crush")
     for case in range(12):
         path = database(tmp_path / str(case), "crush-0.83-2026-07" if case % 2 else "crush-0.33-2026-01")
-        connection = sqlite3.connect(path)
-        for ident, parts in connection.execute("SELECT id, parts FROM messages").fetchall():
-            if rng.random() < 0.5:
-                cut = parts[: rng.randrange(len(parts))] if parts else parts
-                connection.execute("UPDATE messages SET parts = ? WHERE id = ?", (cut.replace('"text"', '"x"', rng.randrange(2)), ident))
-        if case % 3 == 0:
-            connection.execute("UPDATE sessions SET cost = 'lots', created_at = 'later', title = 7, todos = '{'")
-        connection.commit()
-        connection.close()
-        for source in find_sources(tmp_path / str(case), [READER], []):
-            for session in READER.read(source):
-                for each in session.walk():
-                    assert [step.number for step in each.steps] == list(range(1, len(each.steps) + 1))
+        mangle_database(path, rng, "SELECT id, parts FROM messages",
+                        lambda row: ("UPDATE messages SET parts = ? WHERE id = ?",
+                                     (row[1][: rng.randrange(len(row[1]) or 1)].replace('"text"', '"x"', rng.randrange(2)), row[0])),
+                        "UPDATE sessions SET cost = 'lots', created_at = 'later', title = 7, todos = '{'" if case % 3 == 0 else "SELECT 1")
+        every_session_numbered(tmp_path / str(case), READER)
 
 
 def test_site_shows_the_calls_the_diff_and_the_subagent(tmp_path):
     database(tmp_path / "logs")
-    out = tmp_path / "site"
-    site.build([tmp_path / "logs"], out, site.BuildOptions(incremental=False))
-    index = json.loads((out / "sessions.json").read_text())
-    entries = {entry["id"]: entry for entry in (index["sessions"] if isinstance(index, dict) else index)}
-    assert (entries[S]["format"], entries[C]["format"], entries[C]["parent"]) == ("crush", "crush", S)
-    page = soup(out / entries[S]["page"])
-    assert [tag.get_text() for tag in page.select(".tool-call .tool-name")] == ["agent", "bash", "edit", "todos", "bash"]
+    entries, page = subagent_site([tmp_path / "logs"], tmp_path / "site", S, C, "agent")
+    assert (entries[S]["format"], entries[C]["format"]) == ("crush", "crush")
+    assert tool_names(page) == ["agent", "bash", "edit", "todos", "bash"]
     assert page.find(string=lambda text: text and 'const layout = "2006-01-02"' in text)
-    agent = next(call for call in page.select(".tool-call") if call.select_one(".tool-name").get_text() == "agent")
-    assert agent.select_one(".child-link a")["href"].endswith(entries[C]["page"].rpartition("/")[2])
-    assert external_references(page) == []

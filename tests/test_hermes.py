@@ -10,19 +10,15 @@ and task), never per response.
 """
 from __future__ import annotations
 
-import json
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
-from readertools import check_folders, database_from, read_found
-from sitetools import external_references, soup
+from readertools import check_folders, claimed_by_content, database_from, every_session_numbered, mangle_database, read_found
+from sitetools import subagent_site, tool_names
 from test_atif import exported, read_all, same_session
 
-from replay_site.discover import find_sources
 from replay_site.model import Usage
-from replay_site.pipeline import stages as site
 from replay_site.readers import registry
 from replay_site.readers.files import read_head
 from replay_site.readers.hermes.reader import READER
@@ -122,20 +118,13 @@ def test_august_sums_by_model_and_the_continuation(tmp_path):
 
 
 def test_detected_by_name_and_content_only(tmp_path):
-    path = database(tmp_path)
-    renamed = tmp_path / "elsewhere" / "copy.db"
-    renamed.parent.mkdir()
-    renamed.write_bytes(path.read_bytes())
-    path.unlink()
-    assert find_sources(tmp_path, [READER], []) == []  # in a folder: only state.db
-    (source,) = find_sources(renamed, [READER], [])  # named on the command line: by its schema
+    # in a folder only a state.db is read; named on the command line, any name, by its schema
+    source = claimed_by_content(database(tmp_path), tmp_path / "elsewhere" / "copy.db", "hermes")
     assert READER.read(source)[0].id == S
-    head = read_head(renamed, named=True)
-    assert [name for name, reader in registry().items() if reader.detect(renamed, head) is not None] == ["hermes"]
-    data = Path(__file__).parent / "data"
+    data = Path(__file__).parent / "data"  # and Hermes takes no other agent's SQLite store
     others = [database_from(data / "opencode" / "opencode-1.2.sql", tmp_path / "o" / "state.db"),
               database_from(data / "goose" / "goose-1.x.sql", tmp_path / "g" / "state.db"),
-              database_from(data / "crush" / "crush-0.83-2026-07.sql", tmp_path / "c" / "state.db")]
+              database_from(data / "crush" / "crush-0.83-2026-07.sql", tmp_path / "c" / "state.db", data / "crush" / "schema-2025.sql")]
     assert [READER.detect(other, read_head(other, named=True)) for other in others] == [None, None, None]
 
 
@@ -150,32 +139,17 @@ def test_mangled_database_never_makes_the_reader_raise(tmp_path):
     rng = random.Random("replay-site/hermes")
     for case in range(12):
         path = database(tmp_path / str(case), AUGUST if case % 2 else MARCH)
-        connection = sqlite3.connect(path)
-        for ident, content, calls in connection.execute("SELECT id, content, tool_calls FROM messages").fetchall():
-            if rng.random() < 0.5:
-                cut = (content or "")[: rng.randrange(len(content or "x"))]
-                connection.execute("UPDATE messages SET content = ?, tool_calls = ?, timestamp = ? WHERE id = ?",
-                                   (cut, (calls or "[")[: rng.randrange(4)], rng.choice([1e300, -5, 0]), ident))
-        if case % 3 == 0:
-            connection.execute("UPDATE sessions SET input_tokens = 'many', started_at = 'soon', model = 7")
-        connection.commit()
-        connection.close()
-        for source in find_sources(tmp_path / str(case), [READER], []):
-            for session in READER.read(source):
-                for each in session.walk():
-                    assert [step.number for step in each.steps] == list(range(1, len(each.steps) + 1))
+        mangle_database(path, rng, "SELECT id, content, tool_calls FROM messages",
+                        lambda row: ("UPDATE messages SET content = ?, tool_calls = ?, timestamp = ? WHERE id = ?",
+                                     ((row[1] or "")[: rng.randrange(len(row[1] or "x"))], (row[2] or "[")[: rng.randrange(4)],
+                                      rng.choice([1e300, -5, 0]), row[0])),
+                        "UPDATE sessions SET input_tokens = 'many', started_at = 'soon', model = 7" if case % 3 == 0 else "SELECT 1")
+        every_session_numbered(tmp_path / str(case), READER)
 
 
 def test_site_shows_the_calls_the_diff_and_the_subagent(tmp_path):
     database(tmp_path / "logs")
-    out = tmp_path / "site"
-    site.build([tmp_path / "logs"], out, site.BuildOptions(incremental=False))
-    index = json.loads((out / "sessions.json").read_text())
-    entries = {entry["id"]: entry for entry in (index["sessions"] if isinstance(index, dict) else index)}
-    assert (entries[S]["format"], entries[C]["format"], entries[C]["parent"]) == ("hermes", "hermes", S)
-    page = soup(out / entries[S]["page"])
-    assert [tag.get_text() for tag in page.select(".tool-call .tool-name")] == ["terminal", "patch", "delegate_task"]
+    entries, page = subagent_site([tmp_path / "logs"], tmp_path / "site", S, C, "delegate_task")
+    assert (entries[S]["format"], entries[C]["format"]) == ("hermes", "hermes")
+    assert tool_names(page) == ["terminal", "patch", "delegate_task"]
     assert page.find(string=lambda text: text and "sleep(backoff)" in text)
-    delegate = next(call for call in page.select(".tool-call") if call.select_one(".tool-name").get_text() == "delegate_task")
-    assert delegate.select_one(".child-link a")["href"].endswith(entries[C]["page"].rpartition("/")[2])
-    assert external_references(page) == []

@@ -10,16 +10,14 @@ event 2 and asked again), a call the user refused, a pause.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from readertools import check_folders, read_found
-from sitetools import external_references, soup
+from sitetools import external_references, soup, subagent_site, tool_names
 
 from replay_site.discover import find_sources
 from replay_site.model import Usage
-from replay_site.pipeline import stages as site
 from replay_site.readers import registry
 from replay_site.readers.openhands.reader import READER
 
@@ -128,17 +126,9 @@ def test_detected_by_content_only(tmp_path):
 
 def test_site_pages_show_the_calls_the_diff_and_the_folded_branch(tmp_path):
     out = tmp_path / "site"
-    site.build([CLI, SDK], out, site.BuildOptions(incremental=False))
-    index = json.loads((out / "sessions.json").read_text())
-    entries = {entry["id"]: entry for entry in (index["sessions"] if isinstance(index, dict) else index)}
+    entries, page = subagent_site([CLI, SDK], out, A, CHILD, "task")
     assert {key: entries[key]["format"] for key in (A, CHILD, B)} == {A: "openhands", CHILD: "openhands", B: "openhands"}
-    assert entries[CHILD]["parent"] == A
-    page = soup(out / entries[A]["page"])
-    names = [tag.get_text() for tag in page.select(".tool-call .tool-name")]
-    assert names == ["file_editor", "file_editor", "terminal", "task", "task_tracker", "file_editor", "terminal"]
+    assert tool_names(page) == ["file_editor", "file_editor", "terminal", "task", "task_tracker", "file_editor", "terminal"]
     assert page.find(string=lambda text: text and "parser.add_argument('--verbose', action='store_true')" in text)
-    task = next(call for call in page.select(".tool-call") if call.select_one(".tool-name").get_text() == "task")
-    assert task.select_one(".child-link a")["href"].endswith(entries[CHILD]["page"].rpartition("/")[2])
     branch = soup(out / entries[B]["page"])
-    assert branch.find(string=lambda text: text and "not on the branch in use" in text)
-    assert external_references(page) == [] and external_references(branch) == []
+    assert branch.find(string=lambda text: text and "not on the branch in use" in text) and external_references(branch) == []

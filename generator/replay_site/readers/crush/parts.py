@@ -13,11 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from replay_site.diffs import change_from_texts
 from replay_site.model import Detail, FileChange, Image, Problem, Session, Step, TodoItem, ToolCall
 from replay_site.readers.fields import answered_call, listed, mapping, mark_unanswered, raw_json, string, text
+from replay_site.readers.sqlite import json_column
 from replay_site.readers.timestamps import parse_time
 
 KNOWN_PARTS = frozenset({"text", "reasoning", "image_url", "binary", "tool_call", "tool_result", "finish", "shell_command"})
@@ -28,19 +27,10 @@ SUBAGENT_TOOLS = ("agent", "agentic_fetch")
 _EXIT = re.compile(r"(?:^|\n)Exit code (-?\d+)\s*$")
 
 
-def _json(value: Any) -> Any:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:
-        return None
-
-
 def tool_call(data: dict[str, Any]) -> ToolCall:
     name = text(data.get("name")) or "tool"
     raw = data.get("input")
-    parsed = _json(raw)
+    parsed = json_column(raw)
     arguments = parsed if isinstance(parsed, dict) else (raw if isinstance(raw, str) and raw else None)
     call = ToolCall(name, id=string(data.get("id")), arguments=arguments)
     fields = arguments if isinstance(arguments, dict) else {}
@@ -61,7 +51,7 @@ def put_result(call: ToolCall, data: dict[str, Any]) -> None:
         call.exit_code = int(found.group(1))
         call.is_error = call.is_error or call.exit_code != 0
     if not call.is_error:
-        call.changes = _changes(call, mapping(_json(data.get("metadata"))))
+        call.changes = _changes(call, mapping(json_column(data.get("metadata"))))
 
 
 def _changes(call: ToolCall, metadata: dict[str, Any]) -> list[FileChange]:
@@ -90,7 +80,7 @@ class Builder:
     def build(self, messages: list[dict[str, Any]], where: str) -> None:
         for row in messages:
             role = text(row.get("role"))[:40] or "(no role)"
-            parts = _json(row.get("parts"))
+            parts = json_column(row.get("parts"))
             label = f"{where}: message {row.get('id')}"
             if not isinstance(parts, list):
                 self.session.count_record(f"message/{role}", "unknown")

@@ -19,18 +19,26 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from replay_site.model import Cost, Fact, Problem, Session, Step
-from replay_site.readers import FileReader, SessionSource
+from replay_site.readers import SessionSource
 from replay_site.readers.crush.parts import SUBAGENT_TOOLS, Builder
 from replay_site.readers.fields import count, first_request, listed, mapping, number, string, user_prompts
 from replay_site.readers.files import Head
-from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, row_counts, rows, with_wal
+from replay_site.readers.sqlite import (
+    SQLITE_MAGIC,
+    DatabaseReader,
+    by_session,
+    connect_read_only,
+    row_counts,
+    rows,
+    store_sessions,
+    stray_rows,
+)
 from replay_site.readers.timestamps import parse_time
 
 DATABASE = "crush.db"
@@ -51,11 +59,10 @@ def global_folder() -> Path:
     return (Path(data_home).expanduser() if data_home else home / ".local" / "share") / "crush"
 
 
-class CrushReader(FileReader):
+class CrushReader(DatabaseReader):
     name = "crush"
     label = "Crush"
     env_vars = ("CRUSH_GLOBAL_DATA", "XDG_DATA_HOME", "HOME")
-    suffixes = (".db",)
 
     def default_dirs(self) -> list[Path]:
         """The global data folder, and the data folder of every project Crush has registered
@@ -79,30 +86,16 @@ class CrushReader(FileReader):
         by_content = all(marker in head.data for marker in MARKERS) and b"parent_session_id" in head.data
         return "db" if by_content and (by_name or head.named) else None
 
-    def group(self, found: dict[Path, str], root: Path) -> Iterator[SessionSource]:
-        for path in sorted(found):
-            yield SessionSource(self.name, path, root, with_wal(path))
-
     def read_sessions(self, source: SessionSource) -> list[Session]:
-        problems: list[Problem] = []
+        empty = Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name)
         try:
             sessions, messages, side = _tables(source.path)
         except sqlite3.Error as exc:
-            problems.append(Problem("skipped_file", f"not a Crush database ({exc})", source.rel))
-            return [Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name, problems=problems)]
-        by_session: dict[Any, list[dict[str, Any]]] = {}
-        for row in messages:
-            by_session.setdefault(row.get("session_id"), []).append(row)
-        read = {row.get("id"): _session(row, by_session.pop(row.get("id"), []), source) for row in sessions}
-        for ident in sorted(by_session, key=str):
-            problems.append(Problem("warning", f"{len(by_session[ident])} message(s) of session {ident!r}, "
-                                               "which is not in the database, skipped", source.rel))
+            return store_sessions([], [Problem("skipped_file", f"not a Crush database ({exc})", source.rel)], {}, empty)
+        left = by_session(messages)
+        read = {row.get("id"): _session(row, left.pop(row.get("id"), []), source) for row in sessions}
         tops = _nest(read, {row.get("id"): row for row in sessions})
-        holder = tops[0] if tops else Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name)
-        for table, number_of_rows in side.items():
-            holder.count_record(table, "not_shown", number_of_rows)
-        holder.problems[:0] = problems
-        return tops or [holder]
+        return store_sessions(tops, stray_rows(left, source.rel), side, empty)
 
 
 READER = CrushReader()

@@ -13,11 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from replay_site.diffs import change_from_texts
 from replay_site.model import Detail, FileChange, Image, Problem, Session, Step, TodoItem, ToolCall
 from replay_site.readers.fields import abandon, answered_call, listed, mapping, mark_unanswered, raw_json, string, text
+from replay_site.readers.sqlite import json_column
 from replay_site.readers.timestamps import parse_time
 
 CONTENT_PREFIXES = ("\x00json:", "\x01json:")
@@ -26,19 +25,10 @@ BOOKKEEPING_ROLES = frozenset({"session_meta"})
 SHELL_TOOLS = ("terminal",)
 
 
-def _json(value: Any) -> Any:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:
-        return None
-
-
 def content_of(value: Any) -> tuple[str, list[Image]]:
     """A row's content as text and images."""
     if isinstance(value, str) and value.startswith(CONTENT_PREFIXES):
-        value = _json(value.split(":", 1)[1])
+        value = json_column(value.split(":", 1)[1])
     if value is None:
         return "", []
     if not isinstance(value, list):
@@ -61,7 +51,7 @@ def tool_call(record: dict[str, Any]) -> ToolCall:
     function = mapping(record.get("function"))
     name = text(function.get("name")) or text(record.get("name")) or "tool"
     raw = function.get("arguments")
-    parsed = _json(raw) if isinstance(raw, str) else raw
+    parsed = json_column(raw) if isinstance(raw, str) else raw
     arguments = parsed if isinstance(parsed, dict) else (raw if isinstance(raw, str) and raw else None)
     call = ToolCall(name, id=string(record.get("id")) or string(record.get("call_id")), arguments=arguments)
     fields = arguments if isinstance(arguments, dict) else {}
@@ -77,7 +67,7 @@ def put_result(call: ToolCall, content: Any) -> None:
     """A tool row's content on its call: the tool's JSON read for its exit code, error, diff."""
     output, images = content_of(content)
     call.output, call.images = output, images
-    result = mapping(_json(output))
+    result = mapping(json_column(output))
     if call.language == "bash" and isinstance(result.get("output"), str):
         call.output = result["output"] + (f"\n{text(result.get('error'))}" if result.get("error") else "")
     exit_code = result.get("exit_code")
@@ -134,7 +124,7 @@ class Builder:
         if role == "assistant":
             thinking = text(row.get("reasoning_content")) or text(row.get("reasoning"))
             step = Step("assistant", timestamp=when, text=said, thinking=thinking, images=images, model=self.session_model)
-            for record in listed(_json(row.get("tool_calls"))):
+            for record in listed(json_column(row.get("tool_calls"))):
                 if isinstance(record, dict):
                     call = tool_call(record)
                     step.tool_calls.append(call)

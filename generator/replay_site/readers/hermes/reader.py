@@ -15,16 +15,25 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from replay_site.model import Cost, Fact, Problem, Session, Step, Usage
-from replay_site.readers import FileReader, SessionSource
+from replay_site.readers import SessionSource
 from replay_site.readers.fields import count, first_request, number, string, user_prompts
 from replay_site.readers.files import Head
 from replay_site.readers.hermes.messages import Builder
-from replay_site.readers.sqlite import SQLITE_MAGIC, connect_read_only, row_counts, rows, table_names, with_wal
+from replay_site.readers.sqlite import (
+    SQLITE_MAGIC,
+    DatabaseReader,
+    by_session,
+    connect_read_only,
+    row_counts,
+    rows,
+    store_sessions,
+    stray_rows,
+    table_names,
+)
 from replay_site.readers.timestamps import parse_time
 
 DATABASE = "state.db"
@@ -34,11 +43,10 @@ SUBAGENT_TOOLS = ("delegate_task",)
 SIDE_TABLES = ("state_meta", "schema_version", "system_prompts")
 
 
-class HermesReader(FileReader):
+class HermesReader(DatabaseReader):
     name = "hermes"
     label = "Hermes Agent"
     env_vars = ("HERMES_HOME", "HERMES_DATA_DIR_SUFFIX", "HOME")
-    suffixes = (".db",)
 
     def default_dirs(self) -> list[Path]:
         """`get_hermes_home()` (its profiles are folders inside it)."""
@@ -52,32 +60,15 @@ class HermesReader(FileReader):
             return None
         return "db" if path.name == DATABASE or head.named else None
 
-    def group(self, found: dict[Path, str], root: Path) -> Iterator[SessionSource]:
-        for path in sorted(found):
-            yield SessionSource(self.name, path, root, with_wal(path))
-
     def read_sessions(self, source: SessionSource) -> list[Session]:
+        empty = Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name)
         try:
             sessions, messages, usage, side = _tables(source.path)
         except sqlite3.Error as exc:
-            return [Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name,
-                            problems=[Problem("skipped_file", f"not a Hermes state database ({exc})", source.rel)])]
-        by_session: dict[Any, list[dict[str, Any]]] = {}
-        for row in messages:
-            by_session.setdefault(row.get("session_id"), []).append(row)
-        usage_of: dict[Any, list[dict[str, Any]]] = {}
-        for row in usage:
-            usage_of.setdefault(row.get("session_id"), []).append(row)
-        read = {row.get("id"): _session(row, by_session.pop(row.get("id"), []), usage_of.get(row.get("id")), source)
-                for row in sessions}
-        problems = [Problem("warning", f"{len(by_session[ident])} message(s) of session {ident!r}, which is not in the "
-                                       "database, skipped", source.rel) for ident in sorted(by_session, key=str)]
-        tops = _nest(read)
-        holder = tops[0] if tops else Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name)
-        for table, number_of_rows in side.items():
-            holder.count_record(table, "not_shown", number_of_rows)
-        holder.problems[:0] = problems
-        return tops or [holder]
+            return store_sessions([], [Problem("skipped_file", f"not a Hermes state database ({exc})", source.rel)], {}, empty)
+        left, usage_of = by_session(messages), by_session(usage)
+        read = {row.get("id"): _session(row, left.pop(row.get("id"), []), usage_of.get(row.get("id")), source) for row in sessions}
+        return store_sessions(_nest(read), stray_rows(left, source.rel), side, empty)
 
 
 READER = HermesReader()
