@@ -6,7 +6,9 @@ subagent C it delegated to (4 rows). hermes-v2026.8-state.sql is of schema 30: s
 compacted (3 archived rows, then the summary) and continued in U, with a rewound reply, an
 image behind the "\\x01json:" sentinel, an error reply, a role no Hermes writes and a message
 of a session not in the database. Hermes keeps token sums per session (and, later, per model
-and task), never per response.
+and task), never per response. Its JSON shapes: snapshot-v2026.2/ holds a
+`sessions/session_<id>.json` snapshot (5 messages, no figures); export-v2026.8/ a
+`hermes sessions export` file (a session and its subagent, one a line, and a torn line).
 """
 from __future__ import annotations
 
@@ -115,6 +117,41 @@ def test_august_sums_by_model_and_the_continuation(tmp_path):
     (continued,) = session.children
     assert (continued.id, continued.relation, continued.title) == (U, "fork", "Port the CLI to click #2")
     assert continued.usage == Usage(input=1000, output=100)  # no usage rows: the sessions row
+
+
+def test_a_snapshot_reads_as_its_session():
+    _, (session,) = read_found(DATA / "snapshot-v2026.2", "hermes")
+    assert (session.id, session.title, session.session_kind) == ("20260205_120000_abcdef", "Make a hello.txt saying hi", "cli")
+    assert [step.kind for step in session.steps] == ["user", "assistant", "assistant"]
+    # the snapshot writes the scratchpad as <think> tags before the reply
+    assert (session.steps[1].text, session.steps[1].thinking) == ("Writing it.", "Use write_file.")
+    (cat,) = session.steps[2].tool_calls
+    assert (cat.code, cat.exit_code, cat.output, session.error_count) == ("cat /tmp/hello.txt", 0, "hi", 0)
+    assert not session.usage and session.records["not_shown"] == {"snapshot": 1}
+
+
+def test_a_snapshot_beside_its_database_is_not_read_twice(tmp_path):
+    database(tmp_path)
+    snapshot = next((DATA / "snapshot-v2026.2").rglob("session_*.json"))
+    again = tmp_path / ".hermes" / "sessions" / f"session_{S}.json"
+    again.parent.mkdir()
+    again.write_text(snapshot.read_text().replace("20260205_120000_abcdef", S))
+    (tmp_path / ".hermes" / "sessions" / snapshot.name).write_bytes(snapshot.read_bytes())
+    source, sessions = read_found(tmp_path, "hermes")
+    assert len(source.related) == 2 and [each.id for each in sessions] == [S, "20260205_120000_abcdef"]
+    assert sessions[0].records["not_shown"]["snapshot of a session in state.db"] == 1
+
+
+def test_an_export_reads_each_line_as_a_session():
+    _, (session,) = read_found(DATA / "export-v2026.8", "hermes")
+    assert (session.id, session.title) == ("20260820_140000_e1e1e1", "Publish the site")
+    terminal, delegate = session.steps[1].tool_calls
+    assert (terminal.exit_code, terminal.is_error) == (2, True) and delegate.child_session_id == "20260820_140200_e2e2e2"
+    # the sums of its row: 2100 in, 300 out, 6000 cache read, the provider's 0.0122
+    assert session.usage == Usage(input=2100, output=300, cache_read=6000) and session.cost.usd == pytest.approx(0.0122)
+    (child,) = session.children
+    assert (child.relation, child.usage) == ("subagent", Usage(input=700, output=40))
+    assert [str(problem) for problem in session.problems] == ["hermes-sessions.jsonl:3: truncated line, skipped"]
 
 
 def test_detected_by_name_and_content_only(tmp_path):

@@ -10,6 +10,7 @@ and the summary that replaced them `_compressed_summary` 1.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ CONTENT_PREFIXES = ("\x00json:", "\x01json:")
 # Rows Hermes keeps for itself (session metadata beside the transcript): counted, not shown.
 BOOKKEEPING_ROLES = frozenset({"session_meta"})
 SHELL_TOOLS = ("terminal",)
+THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
 
 
 def content_of(value: Any) -> tuple[str, list[Image]]:
@@ -45,6 +47,13 @@ def content_of(value: Any) -> tuple[str, list[Image]]:
         elif isinstance(part.get("text"), str):
             texts.append(part["text"])
     return "\n".join(texts), images
+
+
+def _think_tags(said: str) -> tuple[str, str]:
+    """A reply's leading <think>…</think> (how a snapshot writes the reasoning scratchpad) apart
+    from the reply."""
+    match = THINK.match(said)
+    return (match.group(1).strip(), said[match.end():].lstrip()) if match else ("", said)
 
 
 def tool_call(record: dict[str, Any]) -> ToolCall:
@@ -122,9 +131,11 @@ class Builder:
                 return Step("context", timestamp=when, title="Summary of the conversation so far", text=said, collapsed=True)
             return Step("user", timestamp=when, text=said, images=images)
         if role == "assistant":
-            thinking = text(row.get("reasoning_content")) or text(row.get("reasoning"))
+            thought, said = _think_tags(said)
+            thinking = text(row.get("reasoning_content")) or text(row.get("reasoning")) or thought
             step = Step("assistant", timestamp=when, text=said, thinking=thinking, images=images, model=self.session_model)
-            for record in listed(json_column(row.get("tool_calls"))):
+            calls = row.get("tool_calls")  # JSON in a database row, a list in an export or a snapshot
+            for record in listed(calls if isinstance(calls, list) else json_column(calls)):
                 if isinstance(record, dict):
                     call = tool_call(record)
                     step.tool_calls.append(call)

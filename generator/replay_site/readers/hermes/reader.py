@@ -3,7 +3,7 @@
 Hermes keeps every session (CLI, TUI, gateway platforms, cron, subagents) in
 `<Hermes home>/state.db` (SQLite): the home is `$HERMES_HOME`, else `~/.hermes` (with
 `$HERMES_DATA_DIR_SUFFIX`), and each named profile has its own under `profiles/<name>/`.
-Tables read: `sessions` (id, source, model, parent_session_id, title, cwd, git_branch,
+Its JSON shapes (an export, the snapshots) are read too (exports.py). Tables read: `sessions` (id, source, model, parent_session_id, title, cwd, git_branch,
 started_at / ended_at in epoch seconds, end_reason, the session's token and cost sums),
 `messages` (messages.py) and, since mid-2026, `session_model_usage` (those sums by model and
 task). Hermes keeps no tokens per response: each session shows its sums on one step per
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from replay_site.model import Cost, Fact, Problem, Session, Step, Usage
 from replay_site.readers import SessionSource
 from replay_site.readers.fields import count, first_request, number, string, user_prompts
 from replay_site.readers.files import Head
+from replay_site.readers.hermes import exports
 from replay_site.readers.hermes.messages import Builder
 from replay_site.readers.sqlite import (
     SQLITE_MAGIC,
@@ -33,6 +35,7 @@ from replay_site.readers.sqlite import (
     store_sessions,
     stray_rows,
     table_names,
+    with_wal,
 )
 from replay_site.readers.timestamps import parse_time
 
@@ -56,19 +59,49 @@ class HermesReader(DatabaseReader):
         return [Path(moved).expanduser() if moved else home / (".hermes" + suffix)]
 
     def detect(self, path: Path, head: Head) -> str | None:
-        if not head.data.startswith(SQLITE_MAGIC) or not all(marker in head.data for marker in MARKERS):
+        """"db", or the JSON shape (exports.py) of a file of sessions."""
+        if not head.data.startswith(SQLITE_MAGIC):
+            return exports.sniff(path, head)
+        if not all(marker in head.data for marker in MARKERS):
             return None
         return "db" if path.name == DATABASE or head.named else None
 
+    def group(self, found: dict[Path, str], root: Path) -> Iterator[SessionSource]:
+        """A database with the snapshots in its home's sessions/ (the same sessions, mostly);
+        other snapshots and exports alone."""
+        databases = {path for path, kind in found.items() if kind == "db"}
+        beside: dict[Path, list[Path]] = {path: [] for path in databases}
+        for path, kind in sorted(found.items()):
+            home_database = path.parent.parent / DATABASE
+            if kind == "snapshot" and home_database in databases:
+                beside[home_database].append(path)
+            elif kind != "db":
+                yield SessionSource(self.name, path, root)
+        for path in sorted(databases):
+            yield SessionSource(self.name, path, root, with_wal(path) + tuple(beside[path]))
+
     def read_sessions(self, source: SessionSource) -> list[Session]:
         empty = Session(id=source.path.stem, format=self.name, source=source.rel, title=source.path.name)
+        if source.path.suffix == ".json":
+            return [exports.snapshot_session(source.path, source.rel, self.name)]
+        if source.path.suffix != ".db":
+            sessions, messages, problems = exports.export_rows(source.path, source.rel)
+            read = {row.get("id"): _session(row, messages.get(row.get("id"), []), None, source) for row in sessions}
+            return store_sessions(_nest(read), problems, {}, empty)
         try:
             sessions, messages, usage, side = _tables(source.path)
         except sqlite3.Error as exc:
             return store_sessions([], [Problem("skipped_file", f"not a Hermes state database ({exc})", source.rel)], {}, empty)
         left, usage_of = by_session(messages), by_session(usage)
         read = {row.get("id"): _session(row, left.pop(row.get("id"), []), usage_of.get(row.get("id")), source) for row in sessions}
-        return store_sessions(_nest(read), stray_rows(left, source.rel), side, empty)
+        tops = _nest(read)
+        for path in (path for path in source.related if path.suffix == ".json"):
+            snapshot = exports.snapshot_session(path, source.label(path), self.name)
+            if snapshot.id in read:  # the database's own session again
+                side["snapshot of a session in state.db"] = side.get("snapshot of a session in state.db", 0) + 1
+            else:
+                tops.append(snapshot)
+        return store_sessions(tops, stray_rows(left, source.rel), side, empty)
 
 
 READER = HermesReader()
