@@ -7,6 +7,10 @@ one of the condenser that no event names, and the subagent's two responses copie
 `task:task_00000001` (the child's own, counted there, never here).
 sdk-1.40-2026-08/ is the event tree of SDK 1.40: a branch taken back (the user went back to
 event 2 and asked again), a call the user refused, a pause.
+v0-0.62-2026-01/ is a conversation of the first event format (OpenHands 0.62's file store:
+`sessions/<id>/events/<n>.json`, 13 events, and metadata.json); trajectory-0.62-2026-03/ an
+exported trajectory (a JSON list of 4 such events). Their tokens: each response's `usage`
+once, and what the last running totals (`llm_metrics`) count beyond them on one step.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from replay_site.readers.openhands.reader import READER
 
 DATA = Path(__file__).parent / "data" / "openhands"
 CLI, SDK = DATA / "cli-1.11-2026-02", DATA / "sdk-1.40-2026-08"
+V0, TRAJECTORY = DATA / "v0-0.62-2026-01", DATA / "trajectory-0.62-2026-03"
 A, CHILD = "4f1c2a7e-9b3d-4e5f-8a6b-7c8d9e0f1a2b", "9a8b7c6d-5e4f-4321-8a7b-6c5d4e3f2a1b"
 B = "c0ffee00-1234-4abc-8def-c0ffee00c0ff"
 
@@ -35,11 +40,14 @@ def read(root: Path):
 def test_registered_with_its_folders_and_variables(monkeypatch):
     assert registry()["openhands"] is READER
     home = Path.home()
-    check_folders(monkeypatch, "openhands", [home / ".openhands" / "conversations"],
-                  "OPENHANDS_PERSISTENCE_DIR", "/srv/oh", [Path("/srv/oh/conversations")])
+    store = [home / ".openhands" / "sessions", home / ".openhands" / "users"]  # V0's file store
+    check_folders(monkeypatch, "openhands", [home / ".openhands" / "conversations", *store],
+                  "OPENHANDS_PERSISTENCE_DIR", "/srv/oh", [Path("/srv/oh/conversations"), *store])
     monkeypatch.setenv("OPENHANDS_CONVERSATIONS_DIR", "/data/convs")
     monkeypatch.setenv("OH_CONVERSATIONS_PATH", "/srv/agent-server/conversations")
-    assert READER.default_dirs() == [Path("/data/convs"), Path("/srv/agent-server/conversations")]
+    monkeypatch.setenv("FILE_STORE_PATH", "/var/oh")
+    assert READER.default_dirs() == [Path("/data/convs"), Path("/srv/agent-server/conversations"),
+                                     Path("/var/oh/sessions"), Path("/var/oh/users")]
 
 
 def test_cli_conversation_steps_calls_and_failures():
@@ -110,6 +118,38 @@ def test_event_tree_branch_taken_back_refusal_and_pause():
     # the taken-back response was billed, so it counts. Costs 0.0012 + 0.0003 + 0.0009.
     assert session.usage == Usage(input=2860, output=320, cache_read=3840, reasoning=192)
     assert session.cost.usd == pytest.approx(0.0024) and (session.tool_calls, session.error_count) == (2, 0)
+
+
+def test_v0_conversation_calls_failures_and_tokens():
+    source, session = read(V0)
+    assert source.path.name == "metadata.json" and len(source.related) == 13
+    assert (session.id, session.title) == ("a1b2c3d4e5f60718293a4b5c6d7e8f90", "Fix README typo")
+    # system, user, 3 responses with a call, the reply, the unknown observation, finish, the rest of the totals
+    assert [step.kind for step in session.steps] == ["context", "user", "assistant", "assistant", "assistant", "assistant",
+                                                     "event", "assistant", "event"]
+    # Calls: execute_bash, str_replace_editor (a diff), execute_bash (exit 1), finish (answered by nothing).
+    assert (session.tool_calls, session.failed_tool_calls, session.error_count) == (4, 1, 1)
+    edit = session.steps[3].tool_calls[0]
+    assert edit.changes[0].path == "/workspace/README.md" and edit.changes[0].line_counts == (1, 1)
+    assert session.steps[4].tool_calls[0].exit_code == 1 and not session.steps[7].tool_calls[0].missing_result
+    # Each response's usage (prompt - cached - cache creation = input): 200, 300, 400, 100 in;
+    # 80, 60, 30, 20 out. The last running totals (prompt 26900, completion 240, cache read 20700,
+    # cache write 4900) count 300 in, 50 out and 5300 cache read more: the reply's, on one step.
+    assert [step.usage.input for step in session.steps if step.usage] == [200, 300, 400, 100, 300]
+    assert session.usage == Usage(input=1300, output=240, cache_read=20700, cache_write_5m=4900)
+    (problem,) = session.problems
+    assert problem.path.endswith("events/10.json") and "hologram" in problem.message
+    assert session.records["not_shown"] == {"metadata": 1, "agent_state_changed": 2}
+
+
+def test_an_exported_trajectory():
+    _, session = read(TRAJECTORY)
+    assert (session.id, session.title) == ("trajectory-count-lines", "How many lines in setup.py?")
+    assert [step.kind for step in session.steps] == ["user", "assistant", "assistant", "event"]
+    (wc,) = session.steps[1].tool_calls
+    assert (wc.code, wc.exit_code, wc.output) == ("wc -l setup.py", 0, "42 setup.py")
+    # 3000 in and 40 out for the call's response; the totals (6100 prompt with 2900 cached, 55 out) the rest
+    assert session.usage == Usage(input=3200, output=55, cache_read=2900)
 
 
 def test_detected_by_content_only(tmp_path):

@@ -8,6 +8,7 @@ metrics) and `events/event-<index, 5+ digits>-<event id>.json`, one event a file
 (the task and delegate tools) is a conversation of its own in `subagents/<hex>/` inside its
 parent's folder, read as the parent's child; a task call is linked to the child whose first
 message is the call's prompt. Event times are the writer's naive local time, read as UTC.
+The first event format (V0: `sessions/<id>/events/<n>.json`, exported trajectories) is legacy.py's.
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from typing import Any
 from replay_site.model import Fact, Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import first_request, mapping, string, user_prompts
-from replay_site.readers.files import Head, families, plain_name
+from replay_site.readers.files import Head, families, plain_name, read_head
 from replay_site.readers.jsonl import load_json
+from replay_site.readers.openhands import legacy
 from replay_site.readers.openhands.events import Builder, Event, off_branch, responses
 from replay_site.readers.timestamps import utc_time
 
@@ -38,31 +40,52 @@ OUTCOMES = {"finished": "completed", "paused": "interrupted", "error": "failed",
 class OpenHandsReader(FileReader):
     name = "openhands"
     label = "OpenHands"
-    env_vars = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR", "OH_CONVERSATIONS_PATH", "HOME")
+    env_vars = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR", "OH_CONVERSATIONS_PATH", "FILE_STORE_PATH", "HOME")
 
     def default_dirs(self) -> list[Path]:
-        """The CLI's `get_conversations_dir()`, and the agent server's folder when it is moved."""
+        """The CLI's `get_conversations_dir()`, the agent server's folder when it is moved, and
+        the V0 file store's conversations (`$FILE_STORE_PATH`, default ~/.openhands)."""
         persistence = os.environ.get("OPENHANDS_PERSISTENCE_DIR")
         conversations = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
         server = os.environ.get("OH_CONVERSATIONS_PATH")
+        store = os.environ.get("FILE_STORE_PATH")
         home = Path.home()
         folders = [Path(conversations).expanduser() if conversations
                    else (Path(persistence).expanduser() if persistence else home / ".openhands") / "conversations"]
-        if server and Path(server).expanduser().is_absolute() and Path(server).expanduser() not in folders:
+        if server and Path(server).expanduser().is_absolute():
             folders.append(Path(server).expanduser())
-        return folders
+        store_folder = Path(store).expanduser() if store else home / ".openhands"
+        folders += [store_folder / "sessions", store_folder / "users"]
+        return list(dict.fromkeys(folders))
 
-    def detect(self, path: Path, head: Head) -> Path | None:
-        """The conversation folder a state or event file belongs to."""
+    def detect(self, path: Path, head: Head) -> tuple[str, Path] | None:
+        """The shape ("sdk", "v0", "trajectory") and the conversation folder (or file) a file
+        belongs to."""
         name = plain_name(path).name
         data = head.data[:65536]
         if (name == STATE or head.named) and all(pattern.search(data) for pattern in _STATE_HEAD):
-            return path.parent
+            return "sdk", path.parent
         if (EVENT_NAME.match(name) or head.named) and _EVENT_HEAD.search(data) and _KIND.search(data):
-            return path.parent.parent if path.parent.name == "events" else path.parent
-        return None
+            return "sdk", path.parent.parent if path.parent.name == "events" else path.parent
+        shape = legacy.sniff(path, head)
+        if shape == "events":
+            return "v0", path.parent.parent if path.parent.name == "events" else path.parent
+        return ("trajectory", path) if shape else None
 
-    def group(self, found: dict[Path, Path], root: Path) -> Iterator[SessionSource]:
+    def group(self, found: dict[Path, tuple[str, Path]], root: Path) -> Iterator[SessionSource]:
+        v0: dict[Path, list[Path]] = {}
+        for path, (shape, folder) in sorted(found.items()):
+            if shape == "trajectory":
+                yield SessionSource(self.name, path, root)
+            elif shape == "v0":
+                v0.setdefault(folder, []).append(path)
+        for folder, paths in sorted(v0.items()):
+            metadata = folder / legacy.METADATA
+            main = metadata if metadata.is_file() else paths[0]
+            yield SessionSource(self.name, main, root, tuple(path for path in paths if path != main))
+        yield from self._sdk_sources({path: folder for path, (shape, folder) in found.items() if shape == "sdk"}, root)
+
+    def _sdk_sources(self, found: dict[Path, Path], root: Path) -> Iterator[SessionSource]:
         folders = sorted(set(found.values()))
         known = set(folders)
         parent_of = {folder: folder.parent.parent for folder in folders
@@ -76,6 +99,13 @@ class OpenHandsReader(FileReader):
             yield SessionSource(self.name, main, root, tuple(path for path in files if path != main))
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
+        if source.path.name == legacy.METADATA or (source.path.name != STATE and not EVENT_NAME.match(source.path.name)):
+            shape = "v0" if source.path.name == legacy.METADATA else _shape_of(source.path)
+            if shape == "v0":
+                folder = source.path.parent.parent if source.path.parent.name == "events" else source.path.parent
+                return [legacy.read_conversation(folder, list(source.files), source.label, self.name)]
+            if shape == "trajectory":
+                return [legacy.read_trajectory(source.path, source.rel, self.name)]
         by_folder: dict[Path, list[Path]] = {}
         for path in source.files:
             folder = path.parent if path.name == STATE or path.parent.name != "events" else path.parent.parent
@@ -93,6 +123,15 @@ class OpenHandsReader(FileReader):
 
 
 READER = OpenHandsReader()
+
+
+def _shape_of(path: Path) -> str | None:
+    """What a file of another name is (named on the command line), as `detect` tells it."""
+    try:
+        found = READER.detect(path, read_head(path, named=True))
+    except OSError:
+        return None
+    return found[0] if found else None
 
 
 def _index(path: Path) -> tuple[int, str]:
