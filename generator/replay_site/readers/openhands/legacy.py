@@ -205,20 +205,28 @@ def _title(session: Session, metadata: dict[str, Any]) -> None:
     session.ended_at = utc_time(metadata.get("last_updated_at")) or (max(times) if times else None)
 
 
-def read_conversation(folder: Path, paths: list[Path], label, format_name: str) -> Session:
-    """A conversation folder of the file store: its events in id order, then its metadata."""
-    session = Session(id=folder.name, format=format_name, source=label(paths[0]))
-    metadata: dict[str, Any] = {}
+def load_folder(paths: list[Path], session: Session, label, state_name: str, key) -> tuple[dict[str, Any], list[tuple[dict[str, Any], str]]]:
+    """A conversation folder's files, one JSON object each, in `key` order: the one named
+    `state_name` (counted, not shown) and the events with how warnings name them."""
+    state: dict[str, Any] = {}
     events = []
-    for path in sorted(paths, key=lambda path: (int(path.stem) if path.stem.isdigit() else -1, path.name)):
+    for path in sorted(paths, key=key):
         record = load_json(path, session.problems, label(path))
         if record is None:
             continue
-        if path.name == METADATA:
-            session.count_record("metadata", "not_shown")
-            metadata = record
+        if path.name == state_name:
+            session.count_record(path.stem, "not_shown")
+            state = record
         else:
             events.append((record, label(path)))
+    return state, events
+
+
+def read_conversation(folder: Path, paths: list[Path], label, format_name: str) -> Session:
+    """A conversation folder of the file store: its events in id order, then its metadata."""
+    session = Session(id=folder.name, format=format_name, source=label(paths[0]))
+    metadata, events = load_folder(paths, session, label, METADATA,
+                                   lambda path: (int(path.stem) if path.stem.isdigit() else -1, path.name))
     session.id = string(metadata.get("conversation_id")) or session.id
     LegacyBuilder(session).build(events)
     _title(session, metadata)

@@ -16,13 +16,11 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from replay_site.model import Fact, Session
 from replay_site.readers import FileReader, SessionSource
 from replay_site.readers.fields import first_request, mapping, string, user_prompts
 from replay_site.readers.files import Head, families, plain_name, read_head
-from replay_site.readers.jsonl import load_json
 from replay_site.readers.openhands import legacy
 from replay_site.readers.openhands.events import Builder, Event, off_branch, responses
 from replay_site.readers.timestamps import utc_time
@@ -141,17 +139,8 @@ def _index(path: Path) -> tuple[int, str]:
 
 def _conversation(folder: Path, paths: list[Path], source: SessionSource) -> Session:
     session = Session(id=folder.name, format=READER.name, source=source.label(folder / STATE if (folder / STATE) in paths else paths[0]))
-    state: dict[str, Any] = {}
-    events = []
-    for path in sorted(paths, key=_index):
-        record = load_json(path, session.problems, source.label(path))
-        if record is None:
-            continue
-        if path.name == STATE:
-            session.count_record("base_state", "not_shown")
-            state = record
-        else:
-            events.append(Event(record, source.label(path)))
+    state, loaded = legacy.load_folder(paths, session, source.label, STATE, _index)
+    events = [Event(record, where) for record, where in loaded]
     session.id = string(state.get("id")) or folder.name
     llm = mapping(mapping(state.get("agent")).get("llm"))
     if string(llm.get("model")):
