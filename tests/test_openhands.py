@@ -21,9 +21,9 @@ from readertools import check_folders, read_found
 from sitetools import external_references, soup, subagent_site, tool_names
 
 from replay_site.discover import find_sources
-from replay_site.model import Usage
+from replay_site.model import Session, Step, ToolCall, Usage
 from replay_site.readers import registry
-from replay_site.readers.openhands.reader import READER
+from replay_site.readers.openhands.reader import READER, _link_tasks
 
 DATA = Path(__file__).parent / "data" / "openhands"
 CLI, SDK = DATA / "cli-1.11-2026-02", DATA / "sdk-1.40-2026-08"
@@ -172,3 +172,14 @@ def test_site_pages_show_the_calls_the_diff_and_the_folded_branch(tmp_path):
     assert page.find(string=lambda text: text and "parser.add_argument('--verbose', action='store_true')" in text)
     branch = soup(out / entries[B]["page"])
     assert branch.find(string=lambda text: text and "not on the branch in use" in text) and external_references(branch) == []
+
+
+def test_a_delegate_call_is_linked_to_the_subagents_it_asked():
+    # the delegate tool names its subagents by ids of its own: its tasks are their first requests
+    call = ToolCall("delegate", id="c1", arguments={"command": "delegate", "tasks": {"lint": "Run the linter", "docs": "Fix the docs"}})
+    parent = Session("p", "openhands", steps=[Step("assistant", tool_calls=[call])])
+    parent.children = [Session(ident, "openhands", steps=[Step("user", text=text)])
+                       for ident, text in (("s-docs", "Fix the docs"), ("s-lint", "Run the linter"), ("s-other", "Something else"))]
+    _link_tasks(parent)
+    assert (call.child_session_id, parent.steps[0].child_session_ids) == ("s-lint", ["s-lint", "s-docs"])
+    assert [(fact.label, fact.value) for fact in parent.facts] == [("Subagents not named by a call", "s-other")]

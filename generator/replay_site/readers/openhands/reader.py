@@ -160,20 +160,31 @@ def _conversation(folder: Path, paths: list[Path], source: SessionSource) -> Ses
     return session
 
 
+def _prompts_of(call) -> list[str]:
+    """What a subagent call asked its subagents: the task tool's prompt, the delegate tool's
+    tasks (one per subagent id)."""
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    if call.name == "task" and isinstance(arguments.get("prompt"), str):
+        return [arguments["prompt"]]
+    tasks = arguments.get("tasks") if call.name == "delegate" else None
+    return [task for task in tasks.values() if isinstance(task, str)] if isinstance(tasks, dict) else []
+
+
 def _link_tasks(session: Session) -> None:
-    """A task call is linked to the child whose first request is the call's prompt."""
-    first = {}
+    """A task or delegate call is linked to the children whose first request is what it asked."""
+    first: dict[str, list[str]] = {}
     for child in session.children:
         prompt = next(iter(user_prompts(child.steps)), None)
         if prompt is not None:
-            first.setdefault(prompt.strip(), child.id)
-    linked = set()
+            first.setdefault(prompt.strip(), []).append(child.id)
+    linked: set[str] = set()
     for step in session.steps:
         for call in step.tool_calls:
-            prompt = call.arguments.get("prompt") if isinstance(call.arguments, dict) else None
-            child = first.get(prompt.strip()) if isinstance(prompt, str) else None
-            if call.name == "task" and child is not None and child not in linked:
-                call.child_session_id = child
+            for prompt in _prompts_of(call):
+                child = next((ident for ident in first.get(prompt.strip(), []) if ident not in linked), None)
+                if child is None:
+                    continue
+                call.child_session_id = call.child_session_id or child
                 call.missing_result = False
                 step.child_session_ids.append(child)
                 linked.add(child)
