@@ -1,6 +1,7 @@
 """Helpers for tests that look at built sites with BeautifulSoup."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -8,6 +9,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 from conftest import CORPUS
+
+from replay_site.pipeline import stages as site
 
 SITECHECK = CORPUS.parent / "tools" / "sitecheck.py"
 
@@ -44,3 +47,32 @@ def render_whole(renderer, session, summary, nav) -> dict[str, str]:
     from replay_site.pages import paging, views
 
     return dict(renderer.session_pages(views.digest(session, summary), paging.pages_of(session.steps), nav))
+
+
+def built_entries(sources: list[Path], out: Path) -> dict[str, dict]:
+    """A site of `sources` built into `out`, and its sessions.json entries by session id."""
+    site.build(sources, out, site.BuildOptions(incremental=False))
+    index = json.loads((out / "sessions.json").read_text())
+    return {entry["id"]: entry for entry in (index["sessions"] if isinstance(index, dict) else index)}
+
+
+def tool_names(page: BeautifulSoup) -> list[str]:
+    """The names of the page's tool calls, in order."""
+    return [tag.get_text() for tag in page.select(".tool-call .tool-name")]
+
+
+def child_link(page: BeautifulSoup, tool: str) -> str:
+    """Where the first call of `tool` on the page links its subagent's page."""
+    call = next(call for call in page.select(".tool-call") if call.select_one(".tool-name").get_text() == tool)
+    return call.select_one(".child-link a")["href"]
+
+
+def subagent_site(sources: list[Path], out: Path, parent: str, child: str, tool: str) -> tuple[dict[str, dict], BeautifulSoup]:
+    """A site of `sources`: its entries, and the parent's page, checked to list the child under
+    its parent and to link it from the first `tool` call, with no outside reference."""
+    entries = built_entries(sources, out)
+    assert entries[child]["parent"] == parent
+    page = soup(out / entries[parent]["page"])
+    assert child_link(page, tool).endswith(entries[child]["page"].rpartition("/")[2])
+    assert external_references(page) == []
+    return entries, page

@@ -9,6 +9,7 @@ session that started it; it is read as that session's child, its task call linke
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,9 @@ from replay_site.readers.opencode.storage import Stored, from_database, from_fil
 from replay_site.readers.sqlite import SQLITE_MAGIC
 from replay_site.readers.timestamps import parse_time
 
-# Content of OpenCode's database no other agent's holds: its part table's column.
-MARKER = b"message_id"
+# Content of OpenCode's database no other agent's holds: its part table's column (a whole
+# name: Crush's sessions have a `summary_message_id`).
+MARKER = re.compile(rb'[\s,(`"]message_id[`"\s]')
 # The titles OpenCode gives a session before it has one of its own (`Session.createDefaultTitle`).
 DEFAULT_TITLES = ("New session - ", "Child session - ")
 
@@ -65,7 +67,7 @@ class OpenCodeReader(FileReader):
             moved = _moved_database()
             by_name = path.name.startswith("opencode") or (moved is not None and path.name == moved.name)
             # A database named on the command line, whatever its name, by its schema's text
-            by_content = head.named and MARKER in head.data
+            by_content = head.named and MARKER.search(head.data) is not None
             return ("db", "", "") if head.data.startswith(SQLITE_MAGIC) and (by_name or by_content) else None
         info = _info_file(path, head)
         return ("files", str(info["id"]), string(info.get("parentID")) or "") if info else None

@@ -1,0 +1,1 @@
+"""Crush (charmbracelet/crush): each project's `.crush/crush.db`."""

@@ -1,0 +1,1 @@
+"""Hermes Agent (NousResearch/hermes-agent): the SessionDB in `state.db`."""
