@@ -51,6 +51,7 @@ BUILTIN = {
     "atif": "replay_site.readers.atif.reader:READER",
     "gemini": "replay_site.readers.gemini.reader:READER",
     "qwen": "replay_site.readers.qwen.reader:READER",
+    "droid": "replay_site.readers.droid.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
 
