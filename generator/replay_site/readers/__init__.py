@@ -52,6 +52,7 @@ BUILTIN = {
     "gemini": "replay_site.readers.gemini.reader:READER",
     "qwen": "replay_site.readers.qwen.reader:READER",
     "droid": "replay_site.readers.droid.reader:READER",
+    "amp": "replay_site.readers.amp.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
 

@@ -21,7 +21,7 @@ from replay_site.readers.codex.patch import parse_apply_patch, patch_in
 from replay_site.readers.fields import answered_call, mapping, mark_unanswered, raw_json, string
 from replay_site.readers.fields import text as as_text
 from replay_site.readers.jsonl import LineKinds, kind_of
-from replay_site.readers.timestamps import parse_time
+from replay_site.readers.timestamps import utc_time
 
 # The header is bookkeeping: its fields become the session's, never a step.
 LINE_KINDS = LineKinds(not_shown=frozenset({"session_start"}))
@@ -87,7 +87,7 @@ class Builder:
                 self.header = entry
                 self.session.cwd = string(entry.get("cwd"))
             return
-        when = parse_time(entry.get("timestamp"))
+        when = utc_time(entry.get("timestamp"))
         steps = self._steps(line, kind, entry)
         for step in steps:
             step.timestamp = step.timestamp or when

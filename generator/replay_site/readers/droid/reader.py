@@ -28,7 +28,7 @@ from replay_site.readers.droid.lines import LINE_KINDS, Builder, subagent_type
 from replay_site.readers.fields import count, first_request, mapping, string, title_from_prompt, user_prompts
 from replay_site.readers.files import Head, plain_name
 from replay_site.readers.jsonl import iter_objects, kind_of, load_json
-from replay_site.readers.timestamps import parse_time
+from replay_site.readers.timestamps import utc_time
 
 SETTINGS_SUFFIX = ".settings.json"
 
@@ -60,7 +60,7 @@ class DroidReader(FileReader):
         first = objects[0]
         started = next((entry.get("timestamp") for entry in objects[1:] if isinstance(entry.get("timestamp"), str)), None)
         return {"id": first["id"], "subagent": subagent_type(string(first.get("title")) or string(first.get("sessionTitle"))),
-                "started": parse_time(started)}
+                "started": utc_time(started)}
 
     def group(self, found: dict[Path, dict[str, Any]], root: Path) -> Iterator[SessionSource]:
         """Each user session with the subagent sessions it started and every settings file."""
