@@ -33,12 +33,6 @@ def read(root: Path):
     return session
 
 
-def test_registered_with_its_folder_and_variable(monkeypatch):
-    assert registry()["amp"] is READER
-    check_folders(monkeypatch, "amp", [Path.home() / ".local" / "share" / "amp" / "threads"],
-                  "XDG_DATA_HOME", "/tmp/data", [Path("/tmp/data/amp/threads")])
-
-
 def test_thread_figures():
     session = read(DATA / "threads-2026")
     assert (session.id, session.title, session.cwd, session.project) == (MAIN, "Add a --verbose flag", "/home/dev/tool", "tool")
@@ -117,3 +111,9 @@ def test_not_taken_by_other_readers():
     for path in DATA.rglob("*.json"):
         for source in find_sources(path, list(registry().values()), []):
             assert source.format == "amp"
+
+
+def test_registered_with_its_folder_and_variable(monkeypatch):
+    assert registry()["amp"] is READER
+    check_folders(monkeypatch, "amp", [Path.home() / ".local" / "share" / "amp" / "threads"],
+                  "XDG_DATA_HOME", "/tmp/data", [Path("/tmp/data/amp/threads")])

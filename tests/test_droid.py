@@ -46,7 +46,7 @@ def test_registered_with_its_folders(monkeypatch):
 
 def test_session_figures():
     session = sessions(SHOP)[MAIN]
-    assert (session.title, session.cwd) == ("Fix the cart total rounding", "/home/dev/shop")
+    assert (session.title, session.cwd, session.agent_version) == ("Fix the cart total rounding", "/home/dev/shop", "session format v2")
     # Steps: 2 user turns + 7 assistant messages (lines 3, 5, 7, 10, 13, 17, 21) + the todo list,
     # the compaction, the unknown line, the orphan result (19) and the settings file's tokens = 14.
     # The six answered results (4, 6, 8, 11, 14, 18) join their calls: no step.

@@ -110,6 +110,8 @@ def _read(path: Path, source: SessionSource) -> tuple[Session, dict[str, Any]]:
     builder.finish()
     header = builder.header
     session.id = string(header.get("id")) or session.id
+    version = header.get("version")
+    session.agent_version = f"session format v{version}" if isinstance(version, int) and not isinstance(version, bool) else None
     stamps = [step.timestamp for step in session.steps if step.timestamp]
     session.started_at, session.ended_at = (min(stamps), max(stamps)) if stamps else (None, None)
     named = string(header.get("sessionTitle")) or string(header.get("title"))
