@@ -6,7 +6,9 @@ holding those six plus a title inference of claude-haiku-4-5 no message holds. M
 content block no description names. …a002.json is the thread it handed off to (its
 `relationships` name …a001 as parent), on gpt-5.
 threads-2025/…a003.json: an older thread, pretty-printed, whose usage names no model and whose
-last message was cancelled.
+last message was cancelled. threads-vscode-2026/…a004.json: a thread of the editor extension
+(its workspace as a URI object), with an image, a Task whose run reports `progress` only, an
+`info` summary and user messages' `meta.sentAt`.
 """
 from __future__ import annotations
 
@@ -105,6 +107,21 @@ def test_older_thread_without_models():
     assert (session.id, session.title, session.outcome) == (OLDER, "What is in the README?", "interrupted")
     assert (len(session.steps), session.tool_calls) == (3, 1)
     assert session.usage == Usage(input=9, output=156, cache_write_5m=13258) and session.models == []
+
+
+def test_editor_thread_with_progress_summary_and_image():
+    session = read(DATA / "threads-vscode-2026")
+    assert (session.cwd, session.project) == ("/home/dev/web app", "web app")
+    user, task, summary, answer = session.steps
+    assert (user.timestamp.isoformat(), user.images[0].media_type) == ("2026-03-20T09:46:45+00:00", "image/png")
+    assert task.tool_calls[0].output == "tsc: 41s\nbundle: 3s"  # the run's progress lines
+    assert (summary.kind, summary.text) == ("context", "Type checking takes most of the build.")
+    # Opus 4.6 ($5 in, $25 out, $0.50 reads, $6.25 writes): 50×5 + 50×25 + 2000×0.5 + 2000×6.25.
+    assert session.usage == Usage(input=50, output=50, cache_read=2000, cache_write_5m=2000)
+    assert session.ended_at == answer.timestamp and not session.problems
+    (source,) = discover([DATA / "threads-vscode-2026"], pick_readers("auto"), [])
+    (priced,), _ = load.read_source(source, load.ReadOptions(redact=False))
+    assert priced.cost.usd == pytest.approx((250 + 1250 + 1000 + 12500) / 1e6)
 
 
 def test_not_taken_by_other_readers():

@@ -6,7 +6,8 @@ totals); a truncated line (12) and a line kind no description names (16).
 …5e02.jsonl (5 lines): the code-reviewer subagent its Task call (t4, 10:00:25) started at
 10:00:26; its title begins `# Task Tool Invocation`. Its own settings file has its tokens.
 …1f03.jsonl (3 lines): an earlier session (09:00) of the same folder, read on its own.
-projects-2026/ holds a transcript under ~/.factory/projects (no settings file, so no tokens).
+factory-2026/ is a ~/.factory: one session under projects/ (5 lines, no settings file, so no
+tokens) and an older, shorter copy of it (its first 3 lines) under sessions/.
 """
 from __future__ import annotations
 
@@ -40,8 +41,7 @@ def sessions(root: Path) -> dict[str, object]:
 
 def test_registered_with_its_folders(monkeypatch):
     assert registry()["droid"] is READER
-    check_folders(monkeypatch, "droid", [Path.home() / ".factory" / "sessions", Path.home() / ".factory" / "projects"],
-                  "HOME", "/tmp/someone", [Path("/tmp/someone/.factory/sessions"), Path("/tmp/someone/.factory/projects")])
+    check_folders(monkeypatch, "droid", [Path.home() / ".factory"], "HOME", "/tmp/someone", [Path("/tmp/someone/.factory")])
 
 
 def test_session_figures():
@@ -114,8 +114,13 @@ def test_every_line_accounted_for_and_problems_named():
     assert "session_teleport" in session.steps[8].details[0].text
 
 
-def test_a_transcript_under_projects_without_settings():
-    _, (session,) = read_found(DATA / "projects-2026", "droid")
+def test_a_session_in_both_folders_is_read_once_from_its_longest_copy():
+    source, (session,) = read_found(DATA / "factory-2026", "droid")
+    assert source.rel == "projects/-home-dev-notes/0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404.jsonl"
+    assert [problem.message for problem in session.problems] == [
+        "sessions/-home-dev-notes/0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404.jsonl is another copy of session "
+        "0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404; read from projects/-home-dev-notes/0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404.jsonl, the longest"]
+    assert not session.children
     assert (len(session.steps), session.tool_calls, session.usage) == (3, 1, Usage())
     assert session.steps[0].text == "List the notes folder"  # content as a plain string
     assert session.steps[1].tool_calls[0].output == "ideas.md\ntodo.md"  # result content as text blocks

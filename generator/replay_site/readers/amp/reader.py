@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
 
@@ -25,11 +26,10 @@ from replay_site.readers.files import Head, families, moved_folder, open_regular
 from replay_site.readers.jsonl import load_json
 from replay_site.readers.timestamps import utc_time
 
-# The thread's first keys: its mutation counter `v`, its `T-` id and when it was created.
+# A thread opens with its `T-` id among its first keys, and has its creation time or messages.
 _OPENING = re.compile(rb'^\s*\{')
 _ID = re.compile(rb'"id"\s*:\s*"(T-[0-9A-Za-z-]{8,64})"')
-_COUNTER = re.compile(rb'"v"\s*:\s*\d+')
-_CREATED = re.compile(rb'"created"\s*:\s*\d+')
+_THREAD_KEY = re.compile(rb'"created"\s*:\s*\d|"messages"\s*:\s*\[')
 _RELATIONSHIPS = re.compile(rb'"relationships"\s*:\s*(\[[^\[\]]*\])')
 TAIL = 64 * 1024
 
@@ -64,7 +64,7 @@ class AmpReader(FileReader):
             return None
         start = head.data[:4096]
         found = _ID.search(start)
-        if not _OPENING.match(start) or not found or not _COUNTER.search(start) or not _CREATED.search(start):
+        if not _OPENING.match(start) or not found or not _THREAD_KEY.search(head.data):
             return None
         return {"id": found.group(1).decode(), "parent": parent_named(head.data), "whole": head.complete}
 
@@ -105,6 +105,15 @@ def _tail_parent(path: Path) -> str | None:
         return None
 
 
+def _folder(uri: Any) -> str | None:
+    """A workspace tree's folder: a `file://` URI (the CLI's), or the editor's URI object."""
+    if isinstance(uri, dict):
+        return string(uri.get("fsPath")) or string(uri.get("path"))
+    if not isinstance(uri, str) or not uri.startswith("file://"):
+        return None
+    return unquote(uri.removeprefix("file://").removeprefix("localhost")) or None
+
+
 def _read(path: Path, source: SessionSource) -> Session:
     label = source.label(path)
     session = Session(id=plain_name(path).stem, format=READER.name, source=label)
@@ -123,10 +132,10 @@ def _read(path: Path, source: SessionSource) -> Session:
     session.parent_id = next((string(item.get("threadID")) for item in thread.get("relationships") or []
                               if isinstance(item, dict) and item.get("role") == "child"
                               and item.get("type") in ("handoff", "fork")), None) if isinstance(thread.get("relationships"), list) else None
-    tree = next(iter(listed(mapping(mapping(thread.get("env")).get("initial")).get("trees"))), None)
-    uri = string(mapping(tree).get("uri"))
-    session.cwd = uri.removeprefix("file://") if uri and uri.startswith("file://") else None
-    session.project = string(mapping(tree).get("displayName"))
+    initial = mapping(mapping(thread.get("env")).get("initial"))
+    tree = mapping(next(iter(listed(initial.get("trees"))), None))
+    session.cwd = string(initial.get("cwd")) or _folder(tree.get("uri"))
+    session.project = string(tree.get("displayName"))
     session.started_at = utc_time(thread.get("created"))
     stamps = [step.timestamp for step in session.steps if step.timestamp]
     traces = mapping(thread.get("meta")).get("traces")

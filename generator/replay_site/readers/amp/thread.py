@@ -17,10 +17,11 @@ counted twice and nothing is lost.
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from replay_site.diffs import change_from_texts
-from replay_site.model import Detail, FileChange, Session, Step, TodoItem, ToolCall, Usage
+from replay_site.model import Detail, FileChange, Image, Session, Step, TodoItem, ToolCall, Usage
 from replay_site.readers.fields import answered_call, count, mapping, mark_unanswered, raw_json, string
 from replay_site.readers.fields import text as as_text
 from replay_site.readers.timestamps import utc_time
@@ -57,6 +58,13 @@ def todos_of(arguments: dict[str, Any]) -> list[TodoItem]:
     todos = arguments.get("todos") if isinstance(arguments.get("todos"), list) else []
     return [TodoItem(as_text(item.get("content")), TODO_STATUS.get(as_text(item.get("status")), "pending"))
             for item in todos if isinstance(item, dict)]
+
+
+def _summary_text(summary: dict[str, Any]) -> str:
+    """An info message's summary: its text, or the thread that holds it."""
+    if summary.get("type") == "thread":
+        return f"Summarised in thread {as_text(summary.get('thread'))}"
+    return as_text(summary.get("summary"))
 
 
 def result_text(result: Any) -> str:
@@ -97,7 +105,7 @@ class Builder:
         if role == "assistant":
             self.session.steps.append(self._assistant(index, message, blocks))
         elif role in ("user", "info"):
-            self._user(index, role, blocks)
+            self._user(index, role, blocks, utc_time(mapping(message.get("meta")).get("sentAt")))
         else:
             self._unknown(index, f"message/{role}"[:40], message, role)
         self.session.steps.extend(self.stubs)  # after the message's own step
@@ -111,21 +119,27 @@ class Builder:
             self.session.not_understood(kind, counted_as=f"message/{role}"[:40])
         self.stubs.append(Step("event", title=f"Unknown: {kind}", details=[Detail("Raw", raw_json(value, indent=True), "json")]))
 
-    def _user(self, index: int, role: str, blocks: list[dict[str, Any]]) -> None:
-        texts = []
+    def _user(self, index: int, role: str, blocks: list[dict[str, Any]], when: datetime | None) -> None:
+        """A user turn (its text and images; the results it carries join their calls), or an
+        `info` message: a note, or the summary a handoff or a compaction left."""
+        texts, images = [], []
         for block in blocks:
             kind = as_text(block.get("type"))
             if kind == "tool_result":
                 self._result(block)
             elif kind == "text":
                 texts.append(as_text(block.get("text")))
-            elif kind != "image":
+            elif kind == "image" and isinstance(mapping(block.get("source")).get("data"), str):
+                images.append(Image(string(mapping(block.get("source")).get("media_type")) or "image/png", block["source"]["data"]))
+            elif kind == "summary" and role == "info":
+                texts.append(_summary_text(mapping(block.get("summary"))))
+            else:
                 self._unknown(index, f"block/{kind or '(no type)'}"[:40], block, role)
         text = "\n\n".join(filter(None, texts))
-        if text and role == "user":
-            self.session.steps.append(Step("user", text=text))
+        if role == "user" and (text or images):
+            self.session.steps.append(Step("user", text=text, images=images, timestamp=when))
         elif text:
-            self.session.steps.append(Step("context", title="Info", text=text, collapsed=True))
+            self.session.steps.append(Step("context", title="Info", text=text, collapsed=True, timestamp=when))
 
     def _assistant(self, index: int, message: dict[str, Any], blocks: list[dict[str, Any]]) -> Step:
         raw_usage = mapping(message.get("usage"))
@@ -173,7 +187,8 @@ class Builder:
             self.answered.discard(id(call))
             return
         result = run.get("result")
-        call.output = result_text(result) if "result" in run else as_text(block.get("content"))
+        # `progress` is what the tool reported while it ran (a subagent's work, a command's output)
+        call.output = result_text(result) if result is not None else result_text(run.get("progress")) or as_text(block.get("content"))
         call.is_error = status in FAILED
         if status == "error":
             call.output = as_text(mapping(run.get("error")).get("message")) or call.output or "error"

@@ -1,7 +1,8 @@
 """Factory Droid: `~/.factory/sessions/<cwd with / as ->/<session id>.jsonl`, and beside each
 `<session id>.settings.json` (the model, the autonomy mode, the session's token totals).
-Droid 0.2x also keeps transcripts under `~/.factory/projects/<slug>/` (the path its hooks are
-given as `transcript_path`), read the same way. No variable moves ~/.factory.
+The transcripts Droid's hooks are given (`transcript_path`) lie under
+`~/.factory/projects/<slug>/`, read the same way; a session found in both is read once, from
+its longest copy. No variable moves ~/.factory.
 
 Droid is closed source; the layout, the settings file and how subagent sessions are told
 apart rest on third-party descriptions (see lines.py): a session a `Task` call started is a
@@ -49,7 +50,9 @@ class DroidReader(FileReader):
     env_vars = ("HOME",)
 
     def default_dirs(self) -> list[Path]:
-        return [Path.home() / ".factory" / "sessions", Path.home() / ".factory" / "projects"]
+        """~/.factory whole: its sessions/ and projects/ can hold copies of one session, which
+        only a walk of both together can tell (group)."""
+        return [Path.home() / ".factory"]
 
     def detect(self, path: Path, head: Head) -> dict[str, Any] | None:
         if plain_name(path).suffix != ".jsonl" and not head.named:
@@ -63,7 +66,17 @@ class DroidReader(FileReader):
                 "started": utc_time(started)}
 
     def group(self, found: dict[Path, dict[str, Any]], root: Path) -> Iterator[SessionSource]:
-        """Each user session with the subagent sessions it started and every settings file."""
+        """Each user session with the subagent sessions it started and every settings file.
+        Copies of one session (the same id under sessions/ and projects/) go with the longest,
+        which is read; the others are named in a warning."""
+        copies: dict[str, list[Path]] = {}
+        for path in sorted(found):
+            copies.setdefault(found[path]["id"], []).append(path)
+        extra: dict[Path, list[Path]] = {}
+        for paths in copies.values():
+            kept = max(paths, key=_size)
+            extra[kept] = [path for path in paths if path != kept]
+        found = {path: found[path] for path in extra}
         children: dict[Path, list[Path]] = {path: [] for path, said in found.items() if said["subagent"] is None}
         for path, said in sorted(found.items()):
             if said["subagent"] is None:
@@ -75,20 +88,34 @@ class DroidReader(FileReader):
                 children[parent].append(path)
         for main, members in sorted(children.items()):
             files = [main, *members]
-            related = [*members, *(settings for path in files if (settings := settings_of(path)).is_file())]
+            duplicates = [copy for path in files for copy in extra[path]]
+            related = [*members, *duplicates, *(settings for path in (*files, *duplicates) if (settings := settings_of(path)).is_file())]
             yield SessionSource(self.name, main, root, tuple(related))
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
         main, _ = _read(source.path, source)
+        read = {main.id: source.path}
         for path in source.related:
             if not path.name.endswith(SETTINGS_SUFFIX):
                 child, header = _read(path, source)
+                if child.id in read:
+                    main.warn("warning", f"{source.label(path)} is another copy of session {child.id}; "
+                                         f"read from {source.label(read[child.id])}, the longest")
+                    continue
+                read[child.id] = path
                 _link(child, subagent_type(string(header.get("title")) or string(header.get("sessionTitle"))) or "", main)
                 main.children.append(child)
         return [main]
 
 
 READER = DroidReader()
+
+
+def _size(path: Path) -> tuple[int, str]:
+    try:
+        return path.stat().st_size, str(path)
+    except OSError:
+        return 0, str(path)
 
 
 def _parent(started: datetime | None, parents: dict[Path, datetime | None]) -> Path | None:
