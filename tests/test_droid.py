@@ -117,9 +117,9 @@ def test_every_line_accounted_for_and_problems_named():
 def test_a_session_in_both_folders_is_read_once_from_its_longest_copy():
     source, (session,) = read_found(DATA / "factory-2026", "droid")
     assert source.rel == "projects/-home-dev-notes/0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404.jsonl"
+    name = "0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404"
     assert [problem.message for problem in session.problems] == [
-        "sessions/-home-dev-notes/0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404.jsonl is another copy of session "
-        "0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404; read from projects/-home-dev-notes/0c1d2e3f-4a5b-4c6d-9e8f-a0b1c2d3e404.jsonl, the longest"]
+        f"sessions/-home-dev-notes/{name}.jsonl is another copy of session {name}; read from projects/-home-dev-notes/{name}.jsonl, the longest"]
     assert not session.children
     assert (len(session.steps), session.tool_calls, session.usage) == (3, 1, Usage())
     assert session.steps[0].text == "List the notes folder"  # content as a plain string

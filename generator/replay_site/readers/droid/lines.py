@@ -26,8 +26,8 @@ from replay_site.readers.timestamps import utc_time
 # The header is bookkeeping: its fields become the session's, never a step.
 LINE_KINDS = LineKinds(not_shown=frozenset({"session_start"}))
 SHELLS = frozenset({"Execute", "Bash"})
-TODO_LINE = re.compile(r"^\s*\d+\.\s*\[(\w+)\]\s*(.+?)\s*$", re.M)
-REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+TODO_LINE = re.compile(r"^\s*\d+\.\s*\[(\w+)\]\s*(.+?)\s*$", re.MULTILINE)
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 # The first user message of a session a Task call started (agent-sessions reads the type from it).
 SUBAGENT_TITLE = "# Task Tool Invocation"
 SUBAGENT_TYPE = re.compile(r"Subagent type:\s*([\w.-]+)")
