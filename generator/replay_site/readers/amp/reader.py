@@ -34,21 +34,21 @@ _RELATIONSHIPS = re.compile(rb'"relationships"\s*:\s*(\[[^\[\]]*\])')
 TAIL = 64 * 1024
 
 
-def relationships(data: bytes) -> list[dict[str, Any]]:
-    found = _RELATIONSHIPS.search(data)
-    if not found:
-        return []
-    try:
-        value = orjson.loads(found.group(1))
-    except orjson.JSONDecodeError:
-        return []
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+def parent_in(relationships: Any) -> str | None:
+    """The thread this one was handed off or forked from, as its `relationships` name it."""
+    return next((string(item.get("threadID")) for item in listed(relationships) if isinstance(item, dict)
+                 and item.get("role") == "child" and item.get("type") in ("handoff", "fork")), None)
 
 
 def parent_named(data: bytes) -> str | None:
-    """The thread this one was handed off or forked from."""
-    return next((string(item.get("threadID")) for item in relationships(data)
-                 if item.get("role") == "child" and item.get("type") in ("handoff", "fork")), None)
+    """`parent_in` for the raw bytes of a thread (its head or its tail)."""
+    found = _RELATIONSHIPS.search(data)
+    if not found:
+        return None
+    try:
+        return parent_in(orjson.loads(found.group(1)))
+    except orjson.JSONDecodeError:
+        return None
 
 
 class AmpReader(FileReader):
@@ -126,12 +126,13 @@ def _read(path: Path, source: SessionSource) -> Session:
             builder.add(index, message)
         else:
             session.warn("bad_line", f"message {index} is not an object, skipped")
+            session.count_record("(not an object)", "unknown")
     events = mapping(thread.get("usageLedger")).get("events")
     builder.ledger(events if isinstance(events, list) else [])
     builder.finish()
-    session.parent_id = next((string(item.get("threadID")) for item in thread.get("relationships") or []
-                              if isinstance(item, dict) and item.get("role") == "child"
-                              and item.get("type") in ("handoff", "fork")), None) if isinstance(thread.get("relationships"), list) else None
+    session.parent_id = parent_in(thread.get("relationships"))
+    if session.parent_id:
+        session.relation = "fork"  # a thread of its own: its figures are not its parent's
     initial = mapping(mapping(thread.get("env")).get("initial"))
     tree = mapping(next(iter(listed(initial.get("trees"))), None))
     session.cwd = string(initial.get("cwd")) or _folder(tree.get("uri"))

@@ -101,7 +101,7 @@ class Builder:
         if isinstance(message.get("content"), str):
             blocks = [{"type": "text", "text": message["content"]}]
         self.session.count_record(f"message/{role}"[:40])
-        self.stubs: list[Step] = []
+        self.stubs = []
         if role == "assistant":
             self.session.steps.append(self._assistant(index, message, blocks))
         elif role in ("user", "info"):

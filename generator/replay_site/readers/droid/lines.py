@@ -109,11 +109,13 @@ class Builder:
             removed = entry.get("removedCount")
             title = "Compacted the context" + (f" ({removed} messages summarised)" if isinstance(removed, int) else "")
             return [Step("context", title=title, text=as_text(entry.get("summaryText")), collapsed=True)]
-        return [self._unknown(line, entry, LINE_KINDS.kind(entry) if kind != "message" else f"message/{as_text(mapping(entry.get('message')).get('role'))}")]
+        if kind == "message":  # a role no description names: counted under it, not as a message
+            return [self._unknown(line, entry, f"message/{as_text(mapping(entry.get('message')).get('role'))}"[:40], "message")]
+        return [self._unknown(line, entry, LINE_KINDS.kind(entry))]
 
-    def _unknown(self, line: int, entry: dict[str, Any], kind: str) -> Step:
+    def _unknown(self, line: int, entry: dict[str, Any], kind: str, counted_as: str | None = None) -> Step:
         self.session.warn("unknown_event", f"unknown Factory Droid line kind {kind!r}", line)
-        self.session.not_understood(kind)
+        self.session.not_understood(kind, counted_as)
         return Step("event", title=f"Unknown line: {kind}", details=[Detail("Raw line", raw_json(entry, indent=True), "json")])
 
     def _user(self, message: dict[str, Any]) -> list[Step]:
