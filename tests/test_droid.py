@@ -6,6 +6,9 @@ totals); a truncated line (12) and a line kind no description names (16).
 …5e02.jsonl (5 lines): the code-reviewer subagent its Task call (t4, 10:00:25) started at
 10:00:26; its title begins `# Task Tool Invocation`. Its own settings file has its tokens.
 …1f03.jsonl (3 lines): an earlier session (09:00) of the same folder, read on its own.
+sessions-2026-08/…2905.jsonl (8 lines): the shape ata's audit of 2026-08 describes: the title
+still "New Session", a hook's run written as a user message, a compaction that carried the
+context to another provider, a turn that ended cancelled; its settings name a BYOK model.
 factory-2026/ is a ~/.factory: one session under projects/ (5 lines, no settings file, so no
 tokens) and an older, shorter copy of it (its first 3 lines) under sessions/.
 """
@@ -124,6 +127,21 @@ def test_a_session_in_both_folders_is_read_once_from_its_longest_copy():
     assert (len(session.steps), session.tool_calls, session.usage) == (3, 1, Usage())
     assert session.steps[0].text == "List the notes folder"  # content as a plain string
     assert session.steps[1].tool_calls[0].output == "ideas.md\ntodo.md"  # result content as text blocks
+
+
+def test_hooks_provider_switch_and_a_cancelled_turn():
+    (source,) = discover([DATA / "sessions-2026-08"], pick_readers("auto"), [])
+    (session,), _ = load.read_source(source, load.ReadOptions(redact=False))
+    assert session.title == "Why does the health check time out?"  # not the placeholder "New Session"
+    # user, hook, assistant (Execute), the carried-over context, assistant, the turn's end, tokens.
+    assert [step.kind for step in session.steps] == ["user", "event", "assistant", "context", "assistant", "event", "event"]
+    assert session.steps[1].title == "Hook: UserPromptSubmit" and "lint-prompt.sh" in session.steps[1].details[0].text
+    assert session.steps[3].title == "Context carried over to another model provider (4 messages summarised)"
+    assert (session.steps[5].title, session.outcome) == ("Turn cancelled", "interrupted")
+    # A BYOK model the price table cannot know: its tokens are kept, the cost left unpriced.
+    assert session.usage == Usage(input=2400, output=150)
+    assert (session.cost.usd, session.cost.unpriced_models) == (0, ("custom:GLM-4.6-[Z.AI]-0",))
+    assert not session.problems and not session.records["unknown"]
 
 
 def test_not_taken_by_other_readers():

@@ -99,19 +99,33 @@ class Builder:
             role = message.get("role")
             if role == "assistant":
                 return [self._assistant(message)]
+            if role == "user" and string(message.get("hookEventName")):
+                return [Step("event", title=f"Hook: {message['hookEventName']}", collapsed=True,
+                             details=[Detail("Hook results", raw_json(message.get("hookResults"), indent=True), "json")])]
             if role == "user":
                 return self._user(message)
+        elif kind == "agent_turn_outcome":
+            return [self._turn_outcome(entry)]
         elif kind == "todo_state":
             todos = todos_from(entry.get("todos"))
             return [Step("event", title=f"Todo list ({len(todos)} items)", collapsed=True,
                          text="\n".join(f"[{item.status}] {item.text}" for item in todos))]
         elif kind == "compaction_state":
             removed = entry.get("removedCount")
-            title = "Compacted the context" + (f" ({removed} messages summarised)" if isinstance(removed, int) else "")
+            switched = entry.get("summaryKind") == "provider_switch_serialization"
+            title = ("Context carried over to another model provider" if switched else "Compacted the context") \
+                + (f" ({removed} messages summarised)" if isinstance(removed, int) and not isinstance(removed, bool) else "")
             return [Step("context", title=title, text=as_text(entry.get("summaryText")), collapsed=True)]
         if kind == "message":  # a role no description names: counted under it, not as a message
             return [self._unknown(line, entry, f"message/{as_text(mapping(entry.get('message')).get('role'))}"[:40], "message")]
         return [self._unknown(line, entry, LINE_KINDS.kind(entry))]
+
+    def _turn_outcome(self, entry: dict[str, Any]) -> Step:
+        """How a turn ended: a cancelled one leaves the session interrupted until another ends."""
+        reason = as_text(entry.get("reason")) or "ended"
+        self.session.outcome = "interrupted" if reason == "cancelled" else None
+        return Step("event", title=f"Turn {reason}" if reason in ("cancelled", "ended") else f"Turn ended: {reason}", collapsed=True,
+                    error="the turn ended with an error" if reason == "error" else None)
 
     def _unknown(self, line: int, entry: dict[str, Any], kind: str, counted_as: str | None = None) -> Step:
         self.session.warn("unknown_event", f"unknown Factory Droid line kind {kind!r}", line)

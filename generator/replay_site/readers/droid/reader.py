@@ -142,7 +142,8 @@ def _read(path: Path, source: SessionSource) -> tuple[Session, dict[str, Any]]:
     stamps = [step.timestamp for step in session.steps if step.timestamp]
     session.started_at, session.ended_at = (min(stamps), max(stamps)) if stamps else (None, None)
     named = string(header.get("sessionTitle")) or string(header.get("title"))
-    if subagent_type(named) is None and named:
+    # Droid's title is "New Session" until it names the session after the first message.
+    if subagent_type(named) is None and named and named.strip() != "New Session":
         session.title = title_from_prompt(named) or named.strip()
     settings = settings_of(path)
     if settings.is_file():
