@@ -35,8 +35,11 @@ SUBAGENT_TYPE = re.compile(r"Subagent type:\s*([\w.-]+)")
 
 def todos_from(value: Any) -> list[TodoItem]:
     """A todo list as Droid writes it: text of numbered `[status] task` lines (or an object
-    holding that text in `todos`)."""
+    holding that text in `todos`), or a list of items with their `status`."""
     text = value.get("todos") if isinstance(value, dict) else value
+    if isinstance(text, list):
+        return [TodoItem(as_text(item.get("content") or item.get("description")), as_text(item.get("status")) or "pending")
+                for item in text if isinstance(item, dict)]
     if not isinstance(text, str):
         return []
     return [TodoItem(task, status) for status, task in TODO_LINE.findall(text)]
@@ -158,7 +161,8 @@ class Builder:
         blocks = _blocks(message)
         step = Step("assistant", model=string(message.get("model")),
                     text="\n\n".join(block["text"] for block in blocks if block.get("type") == "text" and isinstance(block.get("text"), str)),
-                    thinking="\n\n".join(as_text(block.get("thinking")) for block in blocks if block.get("type") == "thinking" and block.get("thinking")))
+                    thinking="\n\n".join(as_text(block.get("thinking") or block.get("text")) for block in blocks
+                                         if block.get("type") == "thinking" and (block.get("thinking") or block.get("text"))))
         for block in blocks:
             if block.get("type") != "tool_use":
                 continue
