@@ -24,6 +24,7 @@ from replay_site import load
 from replay_site.discover import discover, find_sources, pick_readers
 from replay_site.model import Usage
 from replay_site.readers import registry
+from replay_site.readers.droid.lines import todos_from
 from replay_site.readers.droid.reader import READER
 
 DATA = Path(__file__).parent / "data" / "droid"
@@ -142,6 +143,13 @@ def test_hooks_provider_switch_and_a_cancelled_turn():
     assert session.usage == Usage(input=2400, output=150)
     assert (session.cost.usd, session.cost.unpriced_models) == (0, ("custom:GLM-4.6-[Z.AI]-0",))
     assert not session.problems and not session.records["unknown"]
+
+
+def test_todo_lists_as_text_or_as_items():
+    assert [(item.text, item.status) for item in todos_from({"todos": "1. [completed] Fix rounding\n2. [pending] Add a test"})] == [
+        ("Fix rounding", "completed"), ("Add a test", "pending")]
+    assert [(item.text, item.status) for item in todos_from([{"description": "Add parser", "status": "in_progress"}, "stray"])] == [
+        ("Add parser", "in_progress")]
 
 
 def test_not_taken_by_other_readers():
