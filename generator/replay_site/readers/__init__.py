@@ -54,6 +54,8 @@ BUILTIN = {
     "hermes": "replay_site.readers.hermes.reader:READER",
     "gemini": "replay_site.readers.gemini.reader:READER",
     "qwen": "replay_site.readers.qwen.reader:READER",
+    "droid": "replay_site.readers.droid.reader:READER",
+    "amp": "replay_site.readers.amp.reader:READER",
     "claude": "replay_site.readers.claude.reader:READER",
 }
 
