@@ -72,6 +72,10 @@ def test_each_readers_variables_move_its_default_folders(monkeypatch, tmp_path):
         for variable in variables:
             for other in variables:
                 monkeypatch.delenv(other, raising=False)
+            if variable.endswith("_SUFFIX"):  # a suffix of the folder's name (HERMES_DATA_DIR_SUFFIX), not a path
+                monkeypatch.setenv(variable, "-moved")
+                assert any(folder.name.endswith("-moved") for folder in reader.default_dirs()), (name, variable)
+                continue
             monkeypatch.setenv(variable, str(tmp_path / variable))
             # a folder under the variable's path, or the folder of the file it names (OPENCODE_DB)
             assert any(tmp_path / variable in folder.parents or folder in (tmp_path / variable, tmp_path) for folder in reader.default_dirs()), (name, variable)

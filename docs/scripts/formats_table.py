@@ -82,7 +82,9 @@ def folders(reader) -> str:
     variables = [name for name in getattr(reader, "env_vars", ()) if name != "HOME"]
 
     def looked_in(variable: str | None) -> list[str]:
-        with stand_ins(variables, {variable: VARIABLE + variable} if variable else {}) as folder:
+        # a *_SUFFIX variable is added to a folder's name (HERMES_DATA_DIR_SUFFIX), not a path
+        value = f"<{variable}>" if variable and variable.endswith("_SUFFIX") else VARIABLE + (variable or "")
+        with stand_ins(variables, {variable: value} if variable else {}) as folder:
             return [_written(path, folder, variable) for path in reader.default_dirs()]
 
     parts = [", ".join(looked_in(None)) or "none: name its files or folders"]
