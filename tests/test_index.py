@@ -178,7 +178,10 @@ def test_failed_calls_and_other_errors_are_separate_columns(example_site):
         row = rows[entry["page"]]
         assert int(row.select_one("td.failed-calls").get_text()) == entry["failed_tool_calls"]
         assert int(row.select_one("td.other-errors").get_text()) == entry["errors"] - entry["failed_tool_calls"]
-        assert int(row.select_one("td.errors").get_text()) == entry["errors"]
+        assert int(row.select_one("td.errors")["data-value"]) == entry["errors"]
+        # the calls the user declined beside the errors, never in them
+        declined = row.select_one("td.errors .declined")
+        assert (declined.get_text() if declined else None) == (f"+{entry['declined']}\xa0declined" if entry["declined"] else None)
     cards = {div.select_one(".label").get_text(strip=True): div.select_one(".figure").get_text(strip=True)
              for div in index.select("section.totals > div")}
     data = entries(example_site)
@@ -217,10 +220,11 @@ def test_corpus_outcomes(built):
     # claude/codemie/incremental-subagents/turn-1.jsonl line 25 (the last): the assistant's Bash
     # tool_use, whose result never came
     assert by_id["e9fb405b-169f-40eb-9396-7e75076f045d"]["outcome"] == "unknown"
-    # glue/constructed/1790946341220-77310-3q8w0zd: its last call failed, but meta.json line 12
-    # says "termination_status": "completed" -- the log's own word wins
+    # glue/constructed/1790946341220-77310-3q8w0zd: its last call was denied by the user (not a
+    # failed call: "User denied tool execution"), and meta.json line 12 says "termination_status":
+    # "completed" -- the log's own word wins
     assert by_id["1790946341220-77310-3q8w0zd"]["outcome"] == "completed"
-    assert by_id["1790946341220-77310-3q8w0zd"]["failed_tool_calls"] > 0
+    assert (by_id["1790946341220-77310-3q8w0zd"]["failed_tool_calls"], by_id["1790946341220-77310-3q8w0zd"]["declined"]) == (0, 1)
     rows = rows_by_id(soup(out / "index.html"))
     assert Counter(row["data-outcome"] for row in rows.values()) == Counter(entry["outcome"] for entry in data)
     for entry in data:

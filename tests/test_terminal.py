@@ -66,12 +66,21 @@ def test_check_on_the_corpus_tells_over_budget_from_cost_unknown(corpus):
 
 
 def test_check_rolls_subagents_into_their_parent_once(corpus):
-    # 1790946341220-*: the parent's denied bash call is 1 error, its subagent's failed call another
-    result = runner.invoke(app, ["check", str(corpus / "glue/constructed/1790946341220-77310-3q8w0zd"), "--max-errors", "1", "--json"])
+    # incremental-subagents: the parent (turn-1) has no failed call, its subagent agent-a485154
+    # one (the Read of a path that is not there, #5): the parent is over --max-errors 0 with 1
+    result = runner.invoke(app, ["check", str(corpus / "claude/codemie/incremental-subagents"), "--max-errors", "0", "--json"])
     assert result.exit_code == 1
     verdict = json.loads(result.stdout)
     assert verdict["checked"] == 2  # parent and subagent are both read
-    assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("1790946341220-77310-3q8w0zd", 2)]
+    assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("e9fb405b-169f-40eb-9396-7e75076f045d", 1)]
+
+
+def test_check_counts_no_refusal_as_an_error(corpus):
+    # 1790946341220-*: the parent's dart test (#4) and its subagent's sed (#3) were both denied by
+    # the user ("User denied tool execution"), nothing else failed: 0 errors, within --max-errors 0
+    result = runner.invoke(app, ["check", str(corpus / "glue/constructed/1790946341220-77310-3q8w0zd"), "--max-errors", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["over_budget"] == []
 
 
 def test_list_prints_one_row_per_session(corpus):

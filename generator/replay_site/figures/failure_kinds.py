@@ -48,9 +48,6 @@ _PROBE_TOOL_PREFIXES = ("read", "glob", "grep", "search", "find", "list", "ls", 
 POLLS = frozenset({"write_stdin"})
 # What a sandbox says when it refuses a command.
 _SANDBOX = ("operation not permitted", "not permitted by the sandbox", "sandbox denied", "blocked by sandbox")
-# What the producers write when the user refuses a call (Claude Code, Glue, Codex).
-_REFUSALS = ("the user doesn't want to proceed", "user denied tool execution", "rejected by the user",
-             "denied by the user", "user rejected")
 
 
 def command_key(command: str) -> tuple[str, ...]:
@@ -79,9 +76,8 @@ def command_key(command: str) -> tuple[str, ...]:
 
 
 def is_refusal(call: ToolCall) -> bool:
-    """The user refused the call (it never ran): not a failure of the agent's."""
-    head = ansi.plain((call.output or "")[:400]).lower()
-    return call.is_error and any(phrase in head for phrase in _REFUSALS)
+    """The user refused the call (it never ran, model.DECLINED): not a failure of the agent's."""
+    return call.declined
 
 
 def is_poll(call: ToolCall) -> bool:

@@ -75,6 +75,8 @@ class SessionSummary:
     family: str
     outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Calls the user refused (Step.declined_calls): shown beside the errors, never among them.
+    declined: int = 0
     # Steps priced from usage the log itself says is short (Usage.partial): the cost is "≥".
     partial_steps: int = 0
     partial_steps_with_children: int = 0
@@ -217,7 +219,8 @@ def ending(session: Session) -> tuple[str, str]:
     if any(call.missing_result for call in calls):
         return "unknown", "a call's result never came; it may still be running"
     if calls and calls[-1].is_error:
-        return "failed", ""
+        # the user refused the last call and the log ends there: the user stopped it
+        return ("interrupted", "") if calls[-1].declined else ("failed", "")
     return ("unknown", STOPPED_MID_WORK) if mid_work else ("completed", "")
 
 
@@ -233,18 +236,20 @@ def child_steps(session: Session) -> dict[str, int]:
 
 class CallFigures:
     """What a session's figures need of a tool call (`StepFigures`): its name only when it is
-    a completion tool (outcome), "" otherwise."""
+    a completion tool (outcome), "" otherwise; whether the user refused it (not an error)."""
 
-    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id", "name")
+    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id", "name", "declined")
 
-    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None, name: str = "") -> None:
+    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None, name: str = "",
+                 declined: bool = False) -> None:
         self.orphan, self.missing_result, self.is_error, self.child_session_id = orphan, missing_result, is_error, child_session_id
-        self.name = name
+        self.name, self.declined = name, declined
 
 
 def call_figures(call: ToolCall) -> tuple:
     """A call's CallFigures as a tuple (shared between the steps that have the same)."""
-    return (call.orphan, call.missing_result, call.is_error, call.child_session_id, call.name if call.name in COMPLETION_TOOLS else "")
+    return (call.orphan, call.missing_result, call.is_error, call.child_session_id, call.name if call.name in COMPLETION_TOOLS else "",
+            call.declined)
 
 
 def says_something(step: Step) -> bool:
@@ -261,7 +266,8 @@ class StepFigures:
     an error is kept, not its text (the figures only ask that)."""
 
     __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "text", "usage", "cost", "model", "reward",
-                 "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count")
+                 "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count",
+                 "declined_calls")
 
     def __init__(self, step: Step, shared: dict) -> None:
         self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
@@ -273,6 +279,7 @@ class StepFigures:
         self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
         self.calls_made, self.failed_tool_calls, self.error_count = step.calls_made, step.failed_tool_calls, step.error_count
+        self.declined_calls = step.declined_calls
 
 
 def summarize(session: Session, agent: str, page: str, family: str, touched: Ledger | None = None) -> SessionSummary:
@@ -299,6 +306,7 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         tool_calls=session.tool_calls,
         failed_tool_calls=session.failed_tool_calls,
         errors=session.error_count,
+        declined=session.declined_calls,
         input_tokens=usage.input,
         output_tokens=usage.output,
         cache_read_tokens=usage.cache_read,

@@ -53,6 +53,7 @@ class Header:
     steps: str
     tool_calls: str
     errors: str
+    declined: str | None  # "2 calls declined by the user": refusals, not errors
     tokens: str
     tokens_breakdown: str
     tokens_with_children: str | None
@@ -130,6 +131,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         duration=formatting.duration(session.duration_s),
         steps=f"{summary.steps:,}", tool_calls=f"{summary.tool_calls:,}{failed}",
         errors=formatting.counted(summary.errors, "error"),
+        declined=formatting.counted(summary.declined, "call") + " declined by the user" if summary.declined else None,
         tokens=formatting.tokens(usage.total), tokens_breakdown=formatting.usage_breakdown(usage),
         tokens_with_children=formatting.tokens(with_usage.total) if with_usage is not None else None,
         cost=formatting.total_cost(cost),

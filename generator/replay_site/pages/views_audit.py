@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay_site import ansi
-from replay_site.figures.failure_kinds import is_refusal
 from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong, call_action
 from replay_site.figures.ledger import CommandRun, FileTouch, Ledger, command_title
 from replay_site.figures.site_files import ChangedFile
@@ -229,7 +228,7 @@ def error_label(step: Step) -> str:
     """What failed at a step, in a line: the step's own error, else its first failed call by
     its command's first words (and what the agent said it was for) or its tool and target,
     its exit code and its error's last line ("npm test failed (exit 1): AssertionError …")."""
-    failed = [call for call in step.tool_calls if call.is_error]
+    failed = [call for call in step.tool_calls if call.is_error and not call.declined]  # a refusal is no error
     if step.error:
         label = formatting.first_line(step.error, ERROR_CHARS) or "error"
     elif failed:
@@ -237,8 +236,6 @@ def error_label(step: Step) -> str:
         what = formatting.first_line(call_action(call), ERROR_CHARS // 2) or call.name
         title = command_title(call)
         label = (f"{formatting.first_line(title, ERROR_CHARS // 2)}: {what}" if title else what)
-        if is_refusal(call):
-            return label + " declined by the user" + _more(len(failed) + (1 if step.error else 0) - 1)
         label += " failed"
         if call.exit_code not in (None, 0):
             label += f" (exit {call.exit_code})"
