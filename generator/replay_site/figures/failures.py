@@ -9,7 +9,7 @@ refusal) never is, nor is a failure made moot later in the same step (the same a
 succeeding there), nor a call the user refused (its own kind: declined by the user). Within a
 kind, one the agent worked on (the same action, or a code cell's immediate retry, later
 succeeded) outranks one it walked past; else the first. How it came out is judged from what
-came after: fixed (that later success), answered (not run again, and the session ended with
+came after: fixed (that later success; a re-run whose result never came is none), answered (not run again, and the session ended with
 the agent's answer), not run again (the session went on), not recovered (nothing came after).
 """
 from __future__ import annotations
@@ -77,6 +77,8 @@ class WhatWentWrong:
     refusals: list[Aftermath]  # the first LISTED calls the user refused
     refusal_count: int
     groups: list[ErrorGroup]  # refusals are not errors: not in them
+    # the same action run again later with no result in the log (it stopped there): no success
+    unanswered: Aftermath | None = None
 
     @property
     def recovered(self) -> bool:
@@ -224,7 +226,7 @@ class WrongFold:
         else:
             recovery = "not_run_again"
         return WhatWentWrong(mattered.failure, following, fixed, passed, recovery, probes, self._probe_count,
-                             self._refusals, self._refusal_count, groups)
+                             self._refusals, self._refusal_count, groups, None if passed else mattered.unanswered)
 
 
 class _Aftermaths:
@@ -238,6 +240,7 @@ class _Aftermaths:
         self.fixed: Aftermath | None = None
         self.passed: Aftermath | None = None
         self.later: Aftermath | None = None
+        self.unanswered: Aftermath | None = None
 
     @property
     def moot(self) -> bool:
@@ -265,4 +268,8 @@ class _Aftermaths:
             if self.fixed is None and call.changes and not failed(call):
                 self.fixed = Aftermath(step.number, call_action(call), index)
             if self.passed is None and failure.key[0] != "step" and not failed(call) and (retry or _key(call) == failure.key):
-                self.passed = Aftermath(step.number, call_action(call), index)
+                # a run whose result never came did not pass: the log stops before it says
+                if call.missing_result:
+                    self.unanswered = self.unanswered or Aftermath(step.number, call_action(call), index)
+                else:
+                    self.passed = Aftermath(step.number, call_action(call), index)

@@ -171,8 +171,9 @@ STATED_STATUS = {"completed": "completed", "failed": "failed", "cancelled": "int
 UNFINISHED_STATUS = {"running", "incomplete"}
 
 
-# gptme's `complete` tool: the agent's own word that it has finished, though a call.
-COMPLETION_TOOLS = frozenset({"complete"})
+# The agent's own word that it has finished, though a call: gptme's `complete`, Terminus's
+# (ATIF) `mark_task_complete`, Cline's `attempt_completion`. Its result says nothing of the work.
+COMPLETION_TOOLS = frozenset({"complete", "mark_task_complete", "task_complete", "attempt_completion"})
 
 
 def outcome(session: Session) -> str:
@@ -193,7 +194,8 @@ def ending(session: Session) -> tuple[str, str]:
        word from it (stopped mid-work) -> unknown: the agent never said what it made of them.
     2. Otherwise the session's last turn (from its last user or assistant step on) decides:
        an error there (an error step, an aborted turn) -> failed; a user message left
-       unanswered, or a call of the last answer whose result never came -> unknown; the last
+       unanswered, or a call of the last answer whose result never came (a completion
+       tool's aside) -> unknown; the last
        answer's own last call failed with nothing after it -> failed; its calls all came back
        and nothing came after them (the log stops mid-work, or the agent is still running)
        -> unknown; else the agent had the last word -> completed, whatever failed before it.
@@ -216,7 +218,7 @@ def ending(session: Session) -> tuple[str, str]:
         return "failed", ""
     if last.kind != "assistant":
         return "unknown", "it ends on a message nobody answered"
-    if any(call.missing_result for call in calls):
+    if any(call.missing_result and call.name not in COMPLETION_TOOLS for call in calls):
         return "unknown", "a call's result never came; it may still be running"
     if calls and calls[-1].is_error:
         # the user refused the last call and the log ends there: the user stopped it

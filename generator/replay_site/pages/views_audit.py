@@ -183,6 +183,8 @@ def _verdict(found: WhatWentWrong) -> str:
             parts.append(f"fixed at #{found.passed.step}")
         elif found.recovery == "recovered" and found.passed:
             parts.append(f"recovered at #{found.passed.step}")
+        elif found.unanswered is not None:
+            parts.append(f"run again at #{found.unanswered.step}, whose result never came")
         elif found.recovery == "answered":
             parts[-1] += f"; ended with an answer, #{first.step} was not run again"
         elif found.recovery == "not_run_again":
