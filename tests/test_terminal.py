@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from replay_site.cli.app import app
@@ -133,3 +134,19 @@ def test_an_ambiguous_id_names_its_candidates(corpus):
     assert result.exit_code == 1
     assert "2 sessions with id '01a203f9': 01a203f9-ef3a-7a82-926c-a0d7af48527a (generated-0.169.0/" in result.stderr
     assert "; 01a203f9-e260-7c12-8a26-5ff02c66842f (generated-0.47.0/" in result.stderr and "give more of the id" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["export", "019e1625"], ["compare", "019e1625", "019e1695"]])
+def test_an_out_ending_in_a_slash_is_a_folder_not_a_file(corpus, tmp_path, command):
+    # `-o newdir/` names a folder: an error before any log is read, and no file named newdir
+    result = runner.invoke(app, [*command, "-s", str(corpus / "codex"), "-o", f"{tmp_path}/newdir/"])
+    assert result.exit_code == 2 and "names a folder; -o names the file to write" in result.output
+    assert not (tmp_path / "newdir").exists()
+
+
+def test_list_names_its_source_as_show_does(corpus):
+    # `list DIR` and `list -s DIR` (as show, export and compare take -s) print the same table
+    positional = runner.invoke(app, ["list", str(corpus / "codex")], env={"COLUMNS": "100"})
+    named = runner.invoke(app, ["list", "-s", str(corpus / "codex")], env={"COLUMNS": "100"})
+    assert positional.exit_code == named.exit_code == 0 and positional.stdout == named.stdout
+    assert "019e1625" in named.stdout
