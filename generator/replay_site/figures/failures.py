@@ -14,6 +14,7 @@ the agent's answer), not run again (the session went on), not recovered (nothing
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from replay_site import ansi
@@ -21,11 +22,15 @@ from replay_site.figures.failure_kinds import CHECK, PROBE, STEP, command_key, f
 from replay_site.figures.ledger import command_title, is_command
 from replay_site.model import Session, Step, ToolCall
 
-__all__ = ["Aftermath", "ErrorGroup", "Failure", "WhatWentWrong", "WrongFold", "call_action", "command_key", "what_went_wrong"]
+__all__ = ["SAYS_WHAT_FAILED", "Aftermath", "ErrorGroup", "Failure", "WhatWentWrong", "WrongFold", "call_action", "command_key", "what_went_wrong"]
 
 # The error's last lines shown, and how much of each.
 TAIL_LINES = 6
 LINE_CHARS = 200
+# A line that names a failure (the error list's line, the card's tail); and one that is the
+# error itself (a Python or JS exception, pytest's `E   …`, a compiler's `error:`).
+SAYS_WHAT_FAILED = re.compile(r"error|fail|assert|exception|not found|no such|denied|not permitted|cannot|panic", re.IGNORECASE)
+_ERROR_LINE = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception)\b|E {2,}\S|(?:error|fatal|panic)(?:\[\w+\])?:|Traceback)")
 STEP_ERROR = "step error"  # the "tool" of a step's own error (API error, error record)
 # Failures of one kind followed at once, each a different action: past these, a later failure
 # of the kind can only be its first (the fold's work stays bounded on a session of any length).
@@ -105,8 +110,15 @@ def failed(call: ToolCall) -> bool:
 
 
 def _tail(text: str) -> list[str]:
+    """The error's last TAIL_LINES lines; when not one of them names a failure (a test runner's
+    timing summary and a code frame end it), the lines from its last error line on instead."""
     lines = [line.rstrip() for line in ansi.plain(text).splitlines() if line.strip()]
-    return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in lines[-TAIL_LINES:]]
+    shown = lines[-TAIL_LINES:]
+    if not any(SAYS_WHAT_FAILED.search(line) for line in shown):
+        at = next((index for index in range(len(lines) - 1, -1, -1) if _ERROR_LINE.match(lines[index])), None)
+        if at is not None:
+            shown = lines[at: at + TAIL_LINES]
+    return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in shown]
 
 
 def _key(call: ToolCall) -> tuple[str, ...]:

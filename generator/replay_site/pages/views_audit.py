@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay_site import ansi
-from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong, call_action
+from replay_site.figures.failures import SAYS_WHAT_FAILED, STEP_ERROR, Aftermath, WhatWentWrong, call_action
 from replay_site.figures.ledger import CommandRun, FileTouch, Ledger, command_title
 from replay_site.figures.site_files import ChangedFile
 from replay_site.model import Step
@@ -253,7 +253,6 @@ def _more(extra: int) -> str:
     return f" and {formatting.counted(extra, 'more error')}" if extra > 0 else ""
 
 
-_SAYS_WHAT_FAILED = re.compile(r"error|fail|assert|exception|not found|no such|denied|not permitted|cannot|panic", re.IGNORECASE)
 _EXIT_LINE = re.compile(r"^\W*(exit|return) code\W*\d*\W*$", re.IGNORECASE)
 
 
@@ -263,7 +262,7 @@ def _last_line(text: str) -> str:
     dashes, an "Exit code 1" line are not)."""
     lines = [line.strip() for line in ansi.plain(text[-4000:]).splitlines()]
     wordy = [line for line in lines if sum(char.isalpha() for char in line) >= 3 and not _EXIT_LINE.match(line)]
-    return next((line for line in reversed(wordy) if _SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
+    return next((line for line in reversed(wordy) if SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
 
 
 @dataclass
