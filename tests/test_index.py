@@ -119,8 +119,9 @@ EXAMPLE_OUTCOMES = {
     "ses_4a1f0c2e3ffe1abcDEFghiJKL1": "interrupted",
     # glue/1791000900000-7070-running/meta.json: "termination_status": "running".
     "1791000900000-7070-running": "unknown",
-    # atif/harbor-v1.4: step 5's mark_task_complete call has no observation (the robot step after it is no answer).
-    "b2c7e0d4-hello-task": "unknown",
+    # atif/harbor-v1.4: step 5 answers and calls mark_task_complete, the agent's word that it is done
+    # (a completion tool: its missing observation says nothing of the work; tests/verdict_labels.json).
+    "b2c7e0d4-hello-task": "completed",
     # atif/subagents-v1.7/main.cont-1.json: the run's last step, an apply_patch call, has no result.
     "run-42": "unknown",
     # atif/subagents-v1.7/review.json: its only call, run_tests, failed ("status": "error") and ends it.
@@ -162,7 +163,7 @@ def test_status_chips_count_the_rows(example_site):
     # (each branch's fixtures added theirs: ATIF, Gemini, Qwen, the new agents, Claude 2.1.230 and
     # Codex 0.148, the verdict fixtures)
     assert counted == {"completed": 70, "failed": 3, "interrupted": 7, "unknown": 9}
-    assert chips == {"#status=all": 89, "#status=completed": 70, "#status=failed": 3, "#status=interrupted": 7, "#status=unknown": 9}
+    assert chips == {"#status=all": 89, "#status=completed": 71, "#status=failed": 3, "#status=interrupted": 7, "#status=unknown": 8}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 
