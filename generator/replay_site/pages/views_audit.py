@@ -135,9 +135,10 @@ class LedgerHead:
 
 
 def ledger_head(found: Ledger) -> LedgerHead:
-    files = [FileTouch(t.path, t.action, t.added, t.removed, t.steps[:ROW_STEPS] + t.steps[ROW_STEPS:][-1:])
-             for t in found.files[:LEDGER_ROWS]]
-    return LedgerHead(files, [len(t.steps) for t in found.files[:LEDGER_ROWS]], found.commands[:LEDGER_ROWS],
+    # the files it changed first (what a reader asks of a session), then those it only read; in order within each
+    shown = ([t for t in found.files if t.changed] + [t for t in found.files if not t.changed])[:LEDGER_ROWS]
+    files = [FileTouch(t.path, t.action, t.added, t.removed, t.steps[:ROW_STEPS] + t.steps[ROW_STEPS:][-1:]) for t in shown]
+    return LedgerHead(files, [len(t.steps) for t in shown], found.commands[:LEDGER_ROWS],
                       len(found.files), len(found.changed_files), len(found.commands), found.failed_commands)
 
 
@@ -163,7 +164,7 @@ def ledger_view(found: LedgerHead, href: StepHref) -> LedgerView:
     failed = found.failed_commands
     commands_line = formatting.counted(found.command_count, "command") + (f", {failed:,} failed" if failed else "")
     return LedgerView(files, commands, files_line, commands_line, _left(found.file_count, "file"), _left(found.command_count, "command"),
-                      open=len(files) + len(commands) <= LEDGER_OPEN_ROWS)
+                      open=changed > 0 or len(files) + len(commands) <= LEDGER_OPEN_ROWS)  # open where it changed files
 
 
 def _left(total: int, noun: str) -> str | None:
@@ -281,6 +282,7 @@ class FileIndexRow:
     net: str
     net_value: int
     sessions: list[FileSessionRow]
+    projects: str = ""  # the projects of the sessions that changed it
 
 
 def files_page_row(entry: ChangedFile, page_path: str = "files.html") -> FileIndexRow:
@@ -291,10 +293,12 @@ def files_page_row(entry: ChangedFile, page_path: str = "files.html") -> FileInd
         sessions.append(FileSessionRow(found.summary.title, paging.relative(found.summary.page, page_path),
                                        f"+{found.added:,} −{found.removed:,}",
                                        [_jump(n, lambda n, slug=slug: paging.step_href(slug, n, page_path)) for n in found.steps]))
-    return FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}", f"{entry.net:+,}".replace("-", "−"), entry.net, sessions)
+    projects = ", ".join(sorted({found.summary.project for found in entry.sessions if found.summary.project}))
+    return FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}", f"{entry.net:+,}".replace("-", "−"), entry.net, sessions, projects)
 
 
 def row_inputs(entry: ChangedFile) -> list:
     """Everything files_page_row reads, as plain data (what a kept row is known by)."""
     return [entry.path, entry.added, entry.removed,
-            [[found.summary.title, found.summary.page, found.added, found.removed, found.steps] for found in entry.sessions]]
+            [[found.summary.title, found.summary.page, found.added, found.removed, found.steps, found.summary.project]
+             for found in entry.sessions]]
