@@ -99,7 +99,9 @@ def test_sessions_json_has_files_changed_and_commands(audit_site):
 def test_the_ledger_on_the_first_page_links_each_step(audit_site):
     page = soup(audit_site / _entry(audit_site, "d5000000-0000-4000-8000-00000000000a")["page"])
     ledger_block = page.select_one("#ledger")
-    files = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-files tbody tr")]
+    # (a path's parts are split by <wbr>, where it may wrap: read whole)
+    files = [[td.get_text("" if "path" in td.get("class", []) else " ", strip=True) for td in tr.find_all("td")]
+             for tr in ledger_block.select("#ledger-files tbody tr")]
     assert files == [["/home/dev/recover/parse.py", "modified", "+1", "−1", "#6 #7"],
                      ["/home/dev/recover/CHANGES.md", "created", "+3", "−0", "#9"]]
     commands = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in ledger_block.select("#ledger-commands tbody tr")]
@@ -168,7 +170,11 @@ def test_files_page_lists_every_changed_file_with_its_sessions(audit_site):
     assert set(rows) == changed
     # lib/slug.py: Glue ex1 (+1 −1 at #4) and the fork of it (+1 −1 at #3): net 0
     slug = rows["lib/slug.py"]
-    assert [td.get_text(strip=True) for td in slug.find_all("td")[1:4]] == ["+2", "−2", "+0"]
+    assert [td.get_text(strip=True) for td in slug.find_all("td")[2:5]] == ["+2", "−2", "+0"]
+    # the project column: the project of the session that changed it (blank where a log names none, as Glue's)
+    recover = _entry(audit_site, "d5000000-0000-4000-8000-00000000000a")["project"]
+    assert recover and rows["/home/dev/recover/parse.py"].select_one("td.project").get_text(strip=True) == recover
+    assert slug.select_one("td.project").get_text(strip=True) == ""
     assert len(slug.select("ul.file-sessions li")) == 2
     for link in page.select("ul.file-sessions a"):
         target, _, anchor = link["href"].partition("#")
@@ -358,3 +364,20 @@ def test_markdown_says_which_images_it_leaves_out(tmp_path):
     session.number_steps()
     [step] = document(session, summarize(session, "Test", "", ""), None).steps
     assert step.blocks == ["*2 images not included in Markdown: see the HTML export.*"]
+
+
+def test_the_ledger_lists_changes_before_reads_and_opens_where_files_changed():
+    # twelve files read (#1-#12), then one edited (#13): the edit leads, and the ledger starts
+    # open though its rows are more than LEDGER_OPEN_ROWS (8)
+    from replay_site.figures.ledger import ledger
+    from replay_site.model import FileChange, Session, Step, ToolCall
+    from replay_site.pages import views_audit
+
+    steps = [Step("assistant", tool_calls=[ToolCall("Read", arguments={"file_path": f"/src/read_{n}.py"}, output="x")]) for n in range(12)]
+    steps.append(Step("assistant", tool_calls=[ToolCall("Edit", arguments={"file_path": "/src/changed.py"},
+                                                        changes=[FileChange("/src/changed.py", diff="@@ -1 +1 @@\n-a\n+b")])]))
+    session = Session("ledger", "claude", steps=steps)
+    session.number_steps()
+    view = views_audit.ledger_view(views_audit.ledger_head(ledger(session)), lambda n: f"#step-{n}")
+    assert view.files[0].path == "/src/changed.py" and [row.path for row in view.files[1:3]] == ["/src/read_0.py", "/src/read_1.py"]
+    assert len(view.files) > views_audit.LEDGER_OPEN_ROWS and view.open

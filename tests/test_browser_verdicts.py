@@ -36,11 +36,12 @@ def test_a_phone_shows_every_error_entry_and_the_card(browser, verdict_site):
     # not a scroll box: the list is as high as its entries, every entry in view inside it
     assert listed.evaluate("list => list.scrollHeight <= list.clientHeight + 1")
     assert listed.evaluate("list => getComputedStyle(list).overflowY") == "visible"
-    # c5…01: #2 the rg probe (exit 2), #3 the failing pytest (exit 1), each with the last line of its
-    # output that names a failure (pytest's summary line)
+    # c5…01: #3 the failing pytest (exit 1), the failure that mattered, leads; then #2 the rg probe
+    # (exit 2); each with the last line of its output that names a failure (pytest's summary line)
     assert page.locator("ul.error-list li").all_inner_texts() == [
-        "step 2: Look for parse_date in the legacy folder: rg -n parse_date src/legacy failed (exit 2): rg: src/legacy: No such file or directory (os error 2)",
-        "step 3: Run the date tests: pytest -q tests/test_dates.py failed (exit 1): 1 failed, 2 passed in 0.02s"]
+        "step 3: Run the date tests: pytest -q tests/test_dates.py failed (exit 1): 1 failed, 2 passed in 0.02s",
+        "step 2: Look for parse_date in the legacy folder: rg -n parse_date src/legacy failed (exit 2): rg: src/legacy: No such file or directory (os error 2)"]
+    assert page.locator("ul.error-list li.mattered").inner_text().startswith("step 3:")
     card = page.locator("#what-went-wrong")
     assert card.locator(".verdict").inner_text() == "Failed at #3, fixed at #5."
     assert "Run the date tests" in card.locator("dl.failure").inner_text()

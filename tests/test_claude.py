@@ -51,7 +51,7 @@ CORPUS = {
     "codemie/incremental-subagents/turn-1.jsonl": (8, 7, 0, (82, 1244, 154285, 61416)),
     "codemie/incremental-subagents/turn-1/subagents/agent-a485154.jsonl": (7, 20, 1, (5233, 1845, 91980, 115531)),
     "codemie/session-196820da.jsonl": (63, 65, 2, (6711, 65263, 2560506, 1473882)),
-    "codemie/session-9eda1058.jsonl": (9, 3, 1, (47, 4509, 22912, 147267)),
+    "codemie/session-9eda1058.jsonl": (9, 3, 0, (47, 4509, 22912, 147267)),
 }
 
 

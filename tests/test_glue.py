@@ -117,19 +117,19 @@ def test_constructed_subagent(corpus):
     Parent steps: 1 user r1; 2 title event r2+r3; 3 assistant r4 r5 (spawn_subagent) r6 usage,
     result r29; 4 r30 r31 (bash) r32, denied r33 (success false); 5 usage r34 + text r35;
     6 title usage r36 (no title row follows); 7 user r37; 8 agent_notice r38; 9 usage r39 + text r40.
-    = 9 steps, 2 calls, 1 failed (the denied bash).
+    = 9 steps, 2 calls, none failed: the bash was denied by the user, a refusal, not an error.
     Parent tokens: main r6 r32 r34 r39 input 4210+1620+318+2911 = 9059, output 96+170+301+71 = 638,
     cache_read 2048+4096+5888 = 12032, reasoning 64+40+128 = 232; title r2 r36: input 164+702 = 866,
     output 8+9 = 17. Parent total 9925+655+12032 = 22612.
     Child (subagent_event r8-r25): 1 user (the task); 2 r8 r10 (grep) r11 usage; 3 r13 r15 (bash)
-    r16, denied r17; 4 r18 r20 (read_file) r21; 5 r23 r24 = 5 steps, 3 calls, 1 failed.
+    r16, denied r17; 4 r18 r20 (read_file) r21; 5 r23 r24 = 5 steps, 3 calls, none failed (1 declined).
     Child tokens from inner usage r11 r16 r21 r24: input 3890+612+301+1018 = 5821,
     output 41+66+38+143 = 288, cache_read 0+3840+4352+4608 = 12800 (= subagent_usage r26 and
     usage role subagent r27, which are therefore not counted again). 22612 + 18909 = 41521 =
     meta.json token_count.
     """
     session = read_one(corpus / "glue" / "constructed" / "1790946341220-77310-3q8w0zd")
-    assert figures(session) == (9, 2, 1, 1)
+    assert figures(session) == (9, 2, 0, 0) and session.declined_calls == 1
     assert session.usage == Usage(input=9925, output=655, cache_read=12032, reasoning=232)
     assert session.usage.total == 22612
     assert session.usage_with_children.total == 41521
@@ -138,7 +138,7 @@ def test_constructed_subagent(corpus):
     assert child.id == "1790946341220-77310-3q8w0zd:sub:sub-mj4k2w9s1c-0x7qv3a"
     assert (child.parent_id, child.relation, child.status) == (session.id, "subagent", "completed")
     assert child.source == session.source
-    assert figures(child) == (5, 3, 1, 1)
+    assert figures(child) == (5, 3, 0, 0) and child.declined_calls == 1
     assert child.usage == Usage(input=5821, output=288, cache_read=12800)
     assert child.steps[0].kind == "user" and child.steps[0].text.startswith("Find every construction")
     assert child.steps[2].tool_calls[0].output == "User denied tool execution"

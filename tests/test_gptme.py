@@ -286,7 +286,7 @@ def test_plain_system_messages_and_declined_calls(tmp_path: Path) -> None:
     assert gh.arguments == "pr checks 12" and gh.code is None
     assert gh.output.startswith("Waiting") and gh.output.endswith("All 3 checks passed")
     declined = session.steps[3].tool_calls[0]
-    assert declined.is_error and session.error_count == 1
+    assert declined.is_error and session.error_count == 0 and session.declined_calls == 1  # a refusal, not an error
 
 
 def test_pre_2024_bash_blocks_and_function_calls_xml_are_calls(data: Path) -> None:

@@ -119,8 +119,9 @@ EXAMPLE_OUTCOMES = {
     "ses_4a1f0c2e3ffe1abcDEFghiJKL1": "interrupted",
     # glue/1791000900000-7070-running/meta.json: "termination_status": "running".
     "1791000900000-7070-running": "unknown",
-    # atif/harbor-v1.4: step 5's mark_task_complete call has no observation (the robot step after it is no answer).
-    "b2c7e0d4-hello-task": "unknown",
+    # atif/harbor-v1.4: step 5 answers and calls mark_task_complete, the agent's word that it is done
+    # (a completion tool: its missing observation says nothing of the work; tests/verdict_labels.json).
+    "b2c7e0d4-hello-task": "completed",
     # atif/subagents-v1.7/main.cont-1.json: the run's last step, an apply_patch call, has no result.
     "run-42": "unknown",
     # atif/subagents-v1.7/review.json: its only call, run_tests, failed ("status": "error") and ends it.
@@ -158,11 +159,11 @@ def test_status_chips_count_the_rows(example_site):
     rows = index.select("table.session-table tbody tr")
     counted = Counter(row["data-outcome"] for row in rows)
     # 89 test sessions, each not completed named in EXAMPLE_OUTCOMES with its reason: 7 interrupted,
-    # 3 failed, 9 unknown; the other 70 end with the agent's answer after its calls came back
+    # 3 failed, 8 unknown; the other 71 end with the agent's answer after its calls came back
     # (each branch's fixtures added theirs: ATIF, Gemini, Qwen, the new agents, Claude 2.1.230 and
     # Codex 0.148, the verdict fixtures)
-    assert counted == {"completed": 70, "failed": 3, "interrupted": 7, "unknown": 9}
-    assert chips == {"#status=all": 89, "#status=completed": 70, "#status=failed": 3, "#status=interrupted": 7, "#status=unknown": 9}
+    assert counted == {"completed": 71, "failed": 3, "interrupted": 7, "unknown": 8}
+    assert chips == {"#status=all": 89, "#status=completed": 71, "#status=failed": 3, "#status=interrupted": 7, "#status=unknown": 8}
     for href in chips:  # each chip is its own fragment's target, so the link is a real anchor
         assert index.find(id=href[1:]) is nav.find("a", href=href)
 
@@ -178,7 +179,10 @@ def test_failed_calls_and_other_errors_are_separate_columns(example_site):
         row = rows[entry["page"]]
         assert int(row.select_one("td.failed-calls").get_text()) == entry["failed_tool_calls"]
         assert int(row.select_one("td.other-errors").get_text()) == entry["errors"] - entry["failed_tool_calls"]
-        assert int(row.select_one("td.errors").get_text()) == entry["errors"]
+        assert int(row.select_one("td.errors")["data-value"]) == entry["errors"]
+        # the calls the user declined beside the errors, never in them
+        declined = row.select_one("td.errors .declined")
+        assert (declined.get_text() if declined else None) == (f"+{entry['declined']}\xa0declined" if entry["declined"] else None)
     cards = {div.select_one(".label").get_text(strip=True): div.select_one(".figure").get_text(strip=True)
              for div in index.select("section.totals > div")}
     data = entries(example_site)
@@ -217,10 +221,11 @@ def test_corpus_outcomes(built):
     # claude/codemie/incremental-subagents/turn-1.jsonl line 25 (the last): the assistant's Bash
     # tool_use, whose result never came
     assert by_id["e9fb405b-169f-40eb-9396-7e75076f045d"]["outcome"] == "unknown"
-    # glue/constructed/1790946341220-77310-3q8w0zd: its last call failed, but meta.json line 12
-    # says "termination_status": "completed" -- the log's own word wins
+    # glue/constructed/1790946341220-77310-3q8w0zd: its last call was denied by the user (not a
+    # failed call: "User denied tool execution"), and meta.json line 12 says "termination_status":
+    # "completed" -- the log's own word wins
     assert by_id["1790946341220-77310-3q8w0zd"]["outcome"] == "completed"
-    assert by_id["1790946341220-77310-3q8w0zd"]["failed_tool_calls"] > 0
+    assert (by_id["1790946341220-77310-3q8w0zd"]["failed_tool_calls"], by_id["1790946341220-77310-3q8w0zd"]["declined"]) == (0, 1)
     rows = rows_by_id(soup(out / "index.html"))
     assert Counter(row["data-outcome"] for row in rows.values()) == Counter(entry["outcome"] for entry in data)
     for entry in data:

@@ -90,9 +90,12 @@ def test_links_to_step_9000_name_its_page_from_header_navigator_and_map(long_sit
             found.append((number, link["href"] if link else None))
         return found
 
-    # the first views.LISTED (1,000) errors are listed, in order; a note says where the rest are
+    # the first views.LISTED (1,000) errors are listed: the failure that mattered (the card's) first,
+    # the rest in order; a note says where the rest are
     listed = entries("header.summary ul.error-list li")
-    assert [number for number, _ in listed] == errors[:1_000] and len(errors) > 1_000
+    mattered = int(page.select_one("#what-went-wrong dl.failure a").get_text().strip("#"))
+    assert int(re.search(r"\d+", page.select_one("ul.error-list li.mattered").get_text()).group()) == mattered == listed[0][0]
+    assert [number for number, _ in listed] == [mattered, *(n for n in errors if n != mattered)][:1_000] and len(errors) > 1_000
     assert page.select_one("details.errors p.list-left").get_text() == \
         f"The first 1,000 of {len(errors):,} errors are listed here; each page of the session lists its own."
     # each linked one lands on its step, on the page that holds it; the others are text

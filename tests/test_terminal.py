@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from replay_site.cli.app import app
@@ -66,12 +67,21 @@ def test_check_on_the_corpus_tells_over_budget_from_cost_unknown(corpus):
 
 
 def test_check_rolls_subagents_into_their_parent_once(corpus):
-    # 1790946341220-*: the parent's denied bash call is 1 error, its subagent's failed call another
-    result = runner.invoke(app, ["check", str(corpus / "glue/constructed/1790946341220-77310-3q8w0zd"), "--max-errors", "1", "--json"])
+    # incremental-subagents: the parent (turn-1) has no failed call, its subagent agent-a485154
+    # one (the Read of a path that is not there, #5): the parent is over --max-errors 0 with 1
+    result = runner.invoke(app, ["check", str(corpus / "claude/codemie/incremental-subagents"), "--max-errors", "0", "--json"])
     assert result.exit_code == 1
     verdict = json.loads(result.stdout)
     assert verdict["checked"] == 2  # parent and subagent are both read
-    assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("1790946341220-77310-3q8w0zd", 2)]
+    assert [(b["id"], b["errors"]) for b in verdict["over_budget"]] == [("e9fb405b-169f-40eb-9396-7e75076f045d", 1)]
+
+
+def test_check_counts_no_refusal_as_an_error(corpus):
+    # 1790946341220-*: the parent's dart test (#4) and its subagent's sed (#3) were both denied by
+    # the user ("User denied tool execution"), nothing else failed: 0 errors, within --max-errors 0
+    result = runner.invoke(app, ["check", str(corpus / "glue/constructed/1790946341220-77310-3q8w0zd"), "--max-errors", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["over_budget"] == []
 
 
 def test_list_prints_one_row_per_session(corpus):
@@ -124,3 +134,19 @@ def test_an_ambiguous_id_names_its_candidates(corpus):
     assert result.exit_code == 1
     assert "2 sessions with id '01a203f9': 01a203f9-ef3a-7a82-926c-a0d7af48527a (generated-0.169.0/" in result.stderr
     assert "; 01a203f9-e260-7c12-8a26-5ff02c66842f (generated-0.47.0/" in result.stderr and "give more of the id" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["export", "019e1625"], ["compare", "019e1625", "019e1695"]])
+def test_an_out_ending_in_a_slash_is_a_folder_not_a_file(corpus, tmp_path, command):
+    # `-o newdir/` names a folder: an error before any log is read, and no file named newdir
+    result = runner.invoke(app, [*command, "-s", str(corpus / "codex"), "-o", f"{tmp_path}/newdir/"])
+    assert result.exit_code == 2 and "names a folder; -o names the file to write" in result.output
+    assert not (tmp_path / "newdir").exists()
+
+
+def test_list_names_its_source_as_show_does(corpus):
+    # `list DIR` and `list -s DIR` (as show, export and compare take -s) print the same table
+    positional = runner.invoke(app, ["list", str(corpus / "codex")], env={"COLUMNS": "100"})
+    named = runner.invoke(app, ["list", "-s", str(corpus / "codex")], env={"COLUMNS": "100"})
+    assert positional.exit_code == named.exit_code == 0 and positional.stdout == named.stdout
+    assert "019e1625" in named.stdout

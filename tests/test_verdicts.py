@@ -58,7 +58,11 @@ def _wanted(label: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def fixture_sessions() -> dict[str, Session]:
-    return {**_sessions(DATA / "claude/-home-dev-verdicts"), **_sessions(DATA / "codex/verdicts")}
+    """Every labelled fixture, read from its label's folder (format/producer-version)."""
+    found: dict[str, Session] = {}
+    for root in sorted({Path(*Path(label["source"]).parts[:2]) for label in LABELS["fixtures"].values()}):
+        found |= _sessions(DATA / root)
+    return found
 
 
 @pytest.mark.parametrize("session_id", sorted(LABELS["fixtures"]))
@@ -207,3 +211,29 @@ def test_export_around_error_centres_on_the_failure_that_mattered(corpus):
     # window is 5 steps before it and 10 after
     sessions = _sessions(corpus / "codex")
     assert around_error(sessions["019e1625-789d-76c0-80ab-3724b5ddb799"]) == range(42, 58)
+
+
+def test_a_rerun_whose_result_never_came_is_no_fix(fixture_sessions):
+    # tests/data/qwen/projects 7d1c…42: python todo.py --done 1 fails at #3 (NameError), the same
+    # command is run at #9 and the log stops before its result: not "fixed at #9"
+    wrong = what_went_wrong(fixture_sessions["7d1c2b3a-aaaa-4bbb-8ccc-000000000042"])
+    assert (wrong.first.step, wrong.passed, wrong.unanswered.step) == (3, None, 9)
+    card = views_audit.card_view(wrong, lambda number: f"#step-{number}")
+    assert card.verdict == "Failed at #3, run again at #9, whose result never came."
+
+
+def test_the_card_tail_shows_the_assertion_when_the_output_ends_on_timings(corpus):
+    # rollout 019e1625 #47: vitest's output ends on its timing summary and a code frame (no line
+    # of its last six names a failure); the tail starts at the AssertionError instead
+    (session,) = iter_sessions([corpus / "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"], ReadOptions())
+    tail = what_went_wrong(session).first.tail
+    assert tail[0] == "AssertionError: expected undefined to deeply equal { auto: true, prune: true, …(1) }" and len(tail) == 6
+
+
+def test_the_card_tail_keeps_a_last_line_that_names_the_failure():
+    from replay_site.figures.failures import _tail
+
+    # pytest: its last lines name the failure ("1 failed"): kept as they are
+    output = "E   assert 1 == 2\n\ntests/x.py:3: AssertionError\n=== short test summary info ===\nFAILED tests/x.py::t\n1 failed in 0.02s"
+    assert _tail(output) == ["E   assert 1 == 2", "tests/x.py:3: AssertionError", "=== short test summary info ===",
+                             "FAILED tests/x.py::t", "1 failed in 0.02s"]

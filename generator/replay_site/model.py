@@ -22,6 +22,16 @@ HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # bookkeeping), or of a kind its reader does not know.
 RECORD_FATES = ("shown", "not_shown", "unknown")
 RecordCounts = dict[str, dict[str, int]]  # fate -> line kind -> lines
+# How the producers say the user refused a call, so it never ran: "The user doesn't want to
+# proceed" (Claude Code; "…doesn't want to take this action" when the user stopped it), "User
+# denied tool execution" (Glue), "rejected by user" (Codex), "Execution declined by user"
+# (gptme), "The user rejected permission" (OpenCode), "User did not allow tool call" (Gemini).
+# A refusal is the user's choice, not the agent's failure: never counted as an error.
+DECLINED = re.compile(r"\buser (?:doesn't|does not) want to (?:proceed|take this action)|\buser (?:has )?(?:denied|rejected|declined"
+                      r"|refused|did not allow|didn't allow)\b|\b(?:denied|rejected|declined|refused) by (?:the )?user\b",
+                      re.IGNORECASE)
+# Where a refusal's words are: at the start of the result (past a producer's "Error: " prefix).
+DECLINED_HEAD = 300
 
 
 def no_records() -> RecordCounts:
@@ -231,6 +241,15 @@ class ToolCall:
     orphan: bool = False
     missing_result: bool = False
 
+    @property
+    def declined(self) -> bool:
+        """The user refused the call (DECLINED): not an error."""
+        return is_declined(self.is_error, self.output)
+
+
+def is_declined(is_error: bool, output: str | None) -> bool:
+    return is_error and bool(output) and DECLINED.search(output[:DECLINED_HEAD]) is not None
+
 
 @dataclass(slots=True)
 class TodoItem:
@@ -290,7 +309,12 @@ class Step:
 
     @property
     def failed_tool_calls(self) -> int:
-        return sum(1 for call in self.tool_calls if call.is_error)  # a failed result with no call is still an error
+        # a failed result with no call is still an error; a call the user refused is not
+        return sum(1 for call in self.tool_calls if call.is_error and not call.declined)
+
+    @property
+    def declined_calls(self) -> int:
+        return sum(1 for call in self.tool_calls if call.declined)
 
     @property
     def error_count(self) -> int:
@@ -391,6 +415,10 @@ class Session:
     @property
     def error_count(self) -> int:
         return sum(step.error_count for step in self.steps)
+
+    @property
+    def declined_calls(self) -> int:
+        return sum(step.declined_calls for step in self.steps)
 
     @property
     def first_error_step(self) -> int | None:

@@ -64,6 +64,18 @@ BuildSourcesArg = Annotated[Optional[list[str]], typer.Argument(
 SessionArg = Annotated[Optional[str], typer.Argument(help="A log path, or a session id (or unique id prefix) under --source.", show_default=False)]
 SourceOpt = Annotated[Optional[list[Path]], typer.Option("--source", "-s", help="Where to look for ids (default: the agents' folders).", metavar="PATH")]
 LastOpt = Annotated[bool, _flag("--last", help="Take the most recently started session.")]
+
+
+def _file_path(text: str | Path) -> Path:
+    """An -o that names a folder by its trailing slash (`-o newdir/`) is a mistake, not a file
+    named `newdir`: Path() would drop the slash, so it is judged on the text given."""
+    if isinstance(text, str) and text.endswith(("/", os.sep)):  # (the default comes as a Path)
+        raise typer.BadParameter(f"{text} names a folder; -o names the file to write (like {text}replay.html)")
+    return Path(text)
+
+
+def _out(help: str):
+    return Annotated[Path, typer.Option("--out", "-o", help=help, parser=_file_path, metavar="<path>")]
 FormatOpt = _annotation(options.BY_NAME["format"])
 ThemeOpt = _annotation(options.BY_NAME["theme"])
 RedactOpt = _annotation(options.BY_NAME["redact"])
@@ -192,8 +204,10 @@ def formats(
 
 
 @app.command("list")
-def list_sessions(sources: SourcesArg = None, format_name: FormatOpt = "auto", prices: PricesOpt = None) -> None:
+def list_sessions(sources: SourcesArg = None, source: SourceOpt = None, format_name: FormatOpt = "auto",
+                  prices: PricesOpt = None) -> None:
     """Print a table of sessions: id, title, start, agent, outcome, steps, cost, errors (as wide as the terminal)."""
+    sources = [*(sources or []), *(source or [])] or None  # `list DIR` or `list -s DIR`, as show, export and compare take it
     with user_errors():
         found = list(load.iter_sessions(_roots(sources, format_name), load.ReadOptions(format_name, _prices(prices), redact=False)))
     # rich reads `[...]` in a cell as markup: a session id from a log must print as it is.
@@ -282,7 +296,7 @@ def _unpriced(cost) -> str:
 @app.command()
 def export(
     session: SessionArg = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The file to write: one self-contained HTML page, Markdown when it ends in .md, an ATIF trajectory when it ends in .atif.json.")] = Path("replay.html"),
+    out: _out("The file to write: one self-contained HTML page, Markdown when it ends in .md, an ATIF trajectory when it ends in .atif.json.") = Path("replay.html"),
     last: LastOpt = False,
     steps: Annotated[Optional[str], typer.Option("--steps", help="Only these steps, FIRST-LAST (like 40-60).", show_default=False)] = None,
     around_error: Annotated[bool, _flag("--around-error", help="Only the steps around the first failure that mattered.")] = False,
@@ -342,7 +356,7 @@ def _as_mistake(work, session):
 @app.command()
 def redactions(
     sources: SourcesArg = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The review page to write (a local file, never part of a site).")]
+    out: _out("The review page to write (a local file, never part of a site).")
         = Path("replay-site-redactions.html"),
     format_name: FormatOpt = "auto",
     theme: ThemeOpt = "default",
@@ -364,7 +378,7 @@ def redactions(
 def compare(
     session_a: Annotated[str, typer.Argument(help="Session A: a log path, or a session id (or unique id prefix) under --source.", show_default=False)],
     session_b: Annotated[str, typer.Argument(help="Session B: a log path, or a session id (or unique id prefix).", show_default=False)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The page to write: one self-contained HTML file.")] = Path("compare.html"),
+    out: _out("The page to write: one self-contained HTML file.") = Path("compare.html"),
     sources: SourceOpt = None,
     theme: ThemeOpt = "default",
     format_name: FormatOpt = "auto",

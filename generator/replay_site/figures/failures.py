@@ -9,11 +9,12 @@ refusal) never is, nor is a failure made moot later in the same step (the same a
 succeeding there), nor a call the user refused (its own kind: declined by the user). Within a
 kind, one the agent worked on (the same action, or a code cell's immediate retry, later
 succeeded) outranks one it walked past; else the first. How it came out is judged from what
-came after: fixed (that later success), answered (not run again, and the session ended with
+came after: fixed (that later success; a re-run whose result never came is none), answered (not run again, and the session ended with
 the agent's answer), not run again (the session went on), not recovered (nothing came after).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from replay_site import ansi
@@ -21,11 +22,15 @@ from replay_site.figures.failure_kinds import CHECK, PROBE, STEP, command_key, f
 from replay_site.figures.ledger import command_title, is_command
 from replay_site.model import Session, Step, ToolCall
 
-__all__ = ["Aftermath", "ErrorGroup", "Failure", "WhatWentWrong", "WrongFold", "call_action", "command_key", "what_went_wrong"]
+__all__ = ["SAYS_WHAT_FAILED", "Aftermath", "ErrorGroup", "Failure", "WhatWentWrong", "WrongFold", "call_action", "command_key", "what_went_wrong"]
 
 # The error's last lines shown, and how much of each.
 TAIL_LINES = 6
 LINE_CHARS = 200
+# A line that names a failure (the error list's line, the card's tail); and one that is the
+# error itself (a Python or JS exception, pytest's `E   …`, a compiler's `error:`).
+SAYS_WHAT_FAILED = re.compile(r"error|fail|assert|exception|not found|no such|denied|not permitted|cannot|panic", re.IGNORECASE)
+_ERROR_LINE = re.compile(r"^\s*(?:[\w.]*(?:Error|Exception)\b|E {2,}\S|(?:error|fatal|panic)(?:\[\w+\])?:|Traceback)")
 STEP_ERROR = "step error"  # the "tool" of a step's own error (API error, error record)
 # Failures of one kind followed at once, each a different action: past these, a later failure
 # of the kind can only be its first (the fold's work stays bounded on a session of any length).
@@ -77,6 +82,8 @@ class WhatWentWrong:
     refusals: list[Aftermath]  # the first LISTED calls the user refused
     refusal_count: int
     groups: list[ErrorGroup]  # refusals are not errors: not in them
+    # the same action run again later with no result in the log (it stopped there): no success
+    unanswered: Aftermath | None = None
 
     @property
     def recovered(self) -> bool:
@@ -103,8 +110,15 @@ def failed(call: ToolCall) -> bool:
 
 
 def _tail(text: str) -> list[str]:
+    """The error's last TAIL_LINES lines; when not one of them names a failure (a test runner's
+    timing summary and a code frame end it), the lines from its last error line on instead."""
     lines = [line.rstrip() for line in ansi.plain(text).splitlines() if line.strip()]
-    return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in lines[-TAIL_LINES:]]
+    shown = lines[-TAIL_LINES:]
+    if not any(SAYS_WHAT_FAILED.search(line) for line in shown):
+        at = next((index for index in range(len(lines) - 1, -1, -1) if _ERROR_LINE.match(lines[index])), None)
+        if at is not None:
+            shown = lines[at: at + TAIL_LINES]
+    return [line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…" for line in shown]
 
 
 def _key(call: ToolCall) -> tuple[str, ...]:
@@ -232,7 +246,7 @@ class WrongFold:
         else:
             recovery = "not_run_again"
         return WhatWentWrong(mattered.failure, following, fixed, passed, recovery, probes, self._probe_count,
-                             self._refusals, self._refusal_count, groups)
+                             self._refusals, self._refusal_count, groups, None if passed else mattered.unanswered)
 
 
 class _Aftermaths:
@@ -246,6 +260,7 @@ class _Aftermaths:
         self.fixed: Aftermath | None = None
         self.passed: Aftermath | None = None
         self.later: Aftermath | None = None
+        self.unanswered: Aftermath | None = None
 
     @property
     def moot(self) -> bool:
@@ -273,4 +288,8 @@ class _Aftermaths:
             if self.fixed is None and call.changes and not failed(call):
                 self.fixed = Aftermath(step.number, call_action(call), index)
             if self.passed is None and failure.key[0] != "step" and not failed(call) and (retry or _same_action(call, failure.key)):
-                self.passed = Aftermath(step.number, call_action(call), index)
+                # a run whose result never came did not pass: the log stops before it says
+                if call.missing_result:
+                    self.unanswered = self.unanswered or Aftermath(step.number, call_action(call), index)
+                else:
+                    self.passed = Aftermath(step.number, call_action(call), index)

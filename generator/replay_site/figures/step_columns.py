@@ -140,11 +140,12 @@ def _profile_type(of: StepColumns, kind: str, model: str | None, calls: tuple, c
     """The class of the rows of one profile: its figures as class attributes, and as None those
     its steps have none of."""
     figures = tuple(CallFigures(*each) for each in calls)
-    failed = sum(1 for call in figures if call.is_error)
+    failed = sum(1 for call in figures if call.is_error and not call.declined)
+    declined = sum(1 for call in figures if call.declined)
     attributes: dict[str, Any] = {
         "__slots__": (), "_of": of, "_source": source, "kind": kind, "model": model, "collapsed": collapsed,
         "error": True if error else None, "text": "…" if said else "", "tool_calls": figures, "failed_tool_calls": failed,
-        "error_count": failed + error, "calls_made": sum(1 for call in figures if not call.orphan), "_partial": partial,
+        "error_count": failed + error, "declined_calls": declined, "calls_made": sum(1 for call in figures if not call.orphan), "_partial": partial,
     }
     if not timed:
         attributes["timestamp"] = None

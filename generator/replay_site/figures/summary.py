@@ -75,6 +75,8 @@ class SessionSummary:
     family: str
     outcome: str  # one of OUTCOMES, see outcome()
     by_model: dict[str, ModelFigures] = field(default_factory=dict)
+    # Calls the user refused (Step.declined_calls): shown beside the errors, never among them.
+    declined: int = 0
     # Steps priced from usage the log itself says is short (Usage.partial): the cost is "≥".
     partial_steps: int = 0
     partial_steps_with_children: int = 0
@@ -169,8 +171,9 @@ STATED_STATUS = {"completed": "completed", "failed": "failed", "cancelled": "int
 UNFINISHED_STATUS = {"running", "incomplete"}
 
 
-# gptme's `complete` tool: the agent's own word that it has finished, though a call.
-COMPLETION_TOOLS = frozenset({"complete"})
+# The agent's own word that it has finished, though a call: gptme's `complete`, Terminus's
+# (ATIF) `mark_task_complete`, Cline's `attempt_completion`. Its result says nothing of the work.
+COMPLETION_TOOLS = frozenset({"complete", "mark_task_complete", "task_complete", "attempt_completion"})
 
 
 def outcome(session: Session) -> str:
@@ -191,7 +194,8 @@ def ending(session: Session) -> tuple[str, str]:
        word from it (stopped mid-work) -> unknown: the agent never said what it made of them.
     2. Otherwise the session's last turn (from its last user or assistant step on) decides:
        an error there (an error step, an aborted turn) -> failed; a user message left
-       unanswered, or a call of the last answer whose result never came -> unknown; the last
+       unanswered, or a call of the last answer whose result never came (a completion
+       tool's aside) -> unknown; the last
        answer's own last call failed with nothing after it -> failed; its calls all came back
        and nothing came after them (the log stops mid-work, or the agent is still running)
        -> unknown; else the agent had the last word -> completed, whatever failed before it.
@@ -214,10 +218,11 @@ def ending(session: Session) -> tuple[str, str]:
         return "failed", ""
     if last.kind != "assistant":
         return "unknown", "it ends on a message nobody answered"
-    if any(call.missing_result for call in calls):
+    if any(call.missing_result and call.name not in COMPLETION_TOOLS for call in calls):
         return "unknown", "a call's result never came; it may still be running"
     if calls and calls[-1].is_error:
-        return "failed", ""
+        # the user refused the last call and the log ends there: the user stopped it
+        return ("interrupted", "") if calls[-1].declined else ("failed", "")
     return ("unknown", STOPPED_MID_WORK) if mid_work else ("completed", "")
 
 
@@ -233,18 +238,20 @@ def child_steps(session: Session) -> dict[str, int]:
 
 class CallFigures:
     """What a session's figures need of a tool call (`StepFigures`): its name only when it is
-    a completion tool (outcome), "" otherwise."""
+    a completion tool (outcome), "" otherwise; whether the user refused it (not an error)."""
 
-    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id", "name")
+    __slots__ = ("orphan", "missing_result", "is_error", "child_session_id", "name", "declined")
 
-    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None, name: str = "") -> None:
+    def __init__(self, orphan: bool, missing_result: bool, is_error: bool, child_session_id: str | None, name: str = "",
+                 declined: bool = False) -> None:
         self.orphan, self.missing_result, self.is_error, self.child_session_id = orphan, missing_result, is_error, child_session_id
-        self.name = name
+        self.name, self.declined = name, declined
 
 
 def call_figures(call: ToolCall) -> tuple:
     """A call's CallFigures as a tuple (shared between the steps that have the same)."""
-    return (call.orphan, call.missing_result, call.is_error, call.child_session_id, call.name if call.name in COMPLETION_TOOLS else "")
+    return (call.orphan, call.missing_result, call.is_error, call.child_session_id, call.name if call.name in COMPLETION_TOOLS else "",
+            call.declined)
 
 
 def says_something(step: Step) -> bool:
@@ -261,7 +268,8 @@ class StepFigures:
     an error is kept, not its text (the figures only ask that)."""
 
     __slots__ = ("number", "kind", "timestamp", "collapsed", "error", "text", "usage", "cost", "model", "reward",
-                 "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count")
+                 "cumulative_reward", "tool_calls", "child_session_ids", "calls_made", "failed_tool_calls", "error_count",
+                 "declined_calls")
 
     def __init__(self, step: Step, shared: dict) -> None:
         self.number, self.kind, self.timestamp, self.collapsed = step.number, step.kind, step.timestamp, step.collapsed
@@ -273,6 +281,7 @@ class StepFigures:
         self.tool_calls = shared.get(calls) or shared.setdefault(calls, tuple(CallFigures(*each) for each in calls))
         self.child_session_ids = tuple(step.child_session_ids)
         self.calls_made, self.failed_tool_calls, self.error_count = step.calls_made, step.failed_tool_calls, step.error_count
+        self.declined_calls = step.declined_calls
 
 
 def summarize(session: Session, agent: str, page: str, family: str, touched: Ledger | None = None) -> SessionSummary:
@@ -299,6 +308,7 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         tool_calls=session.tool_calls,
         failed_tool_calls=session.failed_tool_calls,
         errors=session.error_count,
+        declined=session.declined_calls,
         input_tokens=usage.input,
         output_tokens=usage.output,
         cache_read_tokens=usage.cache_read,

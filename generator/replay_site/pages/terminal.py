@@ -58,7 +58,7 @@ def timeline(session: Session, max_prose: int = 400, max_output: int = 300) -> s
         if step.error:
             lines.append("  ✗ error: " + _cut(step.error, max_output).replace("\n", "\n    "))
         for call in step.tool_calls:
-            mark = "✗" if call.is_error else "✓"
+            mark = "⊘ declined by the user:" if call.declined else "✗" if call.is_error else "✓"
             head = (call.code or (str(call.arguments) if call.arguments else "")).strip().splitlines()
             exit_code = f" (exit {call.exit_code})" if call.exit_code is not None else ""
             lines.append(f"  {mark} {call.name}{exit_code}: {head[0] if head else ''}"[:200])

@@ -53,6 +53,7 @@ class Header:
     steps: str
     tool_calls: str
     errors: str
+    declined: str | None  # "2 calls declined by the user": refusals, not errors
     tokens: str
     tokens_breakdown: str
     tokens_with_children: str | None
@@ -92,6 +93,7 @@ class PageView:
     root: str
     header: Header
     errors: list[StepLink]  # the whole session's on the first page, this page's on the others
+    mattered: int | None  # on the first page, the step of the failure that mattered: its entry leads the list
     prompts: list[StepLink]
     errors_left: str | None  # on the first page, when its list stops at LISTED: where the rest are
     prompts_left: str | None
@@ -131,6 +133,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         duration=formatting.duration(session.duration_s),
         steps=f"{summary.steps:,}", tool_calls=f"{summary.tool_calls:,}{failed}",
         errors=formatting.counted(summary.errors, "error"),
+        declined=formatting.counted(summary.declined, "call") + " declined by the user" if summary.declined else None,
         tokens=formatting.tokens(usage.total), tokens_breakdown=formatting.usage_breakdown(usage),
         tokens_with_children=formatting.tokens(with_usage.total) if with_usage is not None else None,
         cost=formatting.total_cost(cost),
@@ -293,6 +296,10 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
         raise ValueError(f"page {page} of {layout.slug or 'the session'} got steps other than its own")
     first = "" if page == 1 else paging.relative(layout.path(1), path)
     errors = index.errors[:LISTED] if page == 1 else index.errors_on(shown)
+    mattered = whole.wrong.first.step if page == 1 and whole.wrong and whole.wrong.first else None
+    lead = next((entry for entry in index.errors if entry[0] == mattered), None) if mattered else None
+    if lead:  # the card's pick first, then the rest in step order (README, "What went wrong")
+        errors = [lead, *(entry for entry in errors if entry[0] != mattered)][:LISTED]
     prompts = index.prompts[:LISTED] if page == 1 else index.prompts_on(shown)
     # The page's budget of linked pages goes first to the pager's window (layout.linker), then
     # to the card's steps and each error group's first and last, then to the lists in the
@@ -319,7 +326,7 @@ def page_view(whole: SessionDigest, layout: Layout, page: int, page_steps: list[
     }
     return PageView(
         number=page, pages=layout.pages, path=path, root=paging.root_of(path), header=head,
-        errors=error_links, prompts=prompt_links,
+        errors=error_links, mattered=mattered if lead else None, prompts=prompt_links,
         errors_left=_left(len(errors), len(index.errors), "error") if page == 1 else None,
         prompts_left=_left(len(prompts), len(index.prompts), "prompt") if page == 1 else None,
         all_errors=f"{first}#errors" if first and index.errors else None,

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay_site import ansi
-from replay_site.figures.failure_kinds import is_refusal
-from replay_site.figures.failures import STEP_ERROR, Aftermath, WhatWentWrong, call_action
+from replay_site.figures.failures import SAYS_WHAT_FAILED, STEP_ERROR, Aftermath, WhatWentWrong, call_action
 from replay_site.figures.ledger import CommandRun, FileTouch, Ledger, command_title
 from replay_site.figures.site_files import ChangedFile
 from replay_site.model import Step
@@ -136,9 +135,10 @@ class LedgerHead:
 
 
 def ledger_head(found: Ledger) -> LedgerHead:
-    files = [FileTouch(t.path, t.action, t.added, t.removed, t.steps[:ROW_STEPS] + t.steps[ROW_STEPS:][-1:])
-             for t in found.files[:LEDGER_ROWS]]
-    return LedgerHead(files, [len(t.steps) for t in found.files[:LEDGER_ROWS]], found.commands[:LEDGER_ROWS],
+    # the files it changed first (what a reader asks of a session), then those it only read; in order within each
+    shown = ([t for t in found.files if t.changed] + [t for t in found.files if not t.changed])[:LEDGER_ROWS]
+    files = [FileTouch(t.path, t.action, t.added, t.removed, t.steps[:ROW_STEPS] + t.steps[ROW_STEPS:][-1:]) for t in shown]
+    return LedgerHead(files, [len(t.steps) for t in shown], found.commands[:LEDGER_ROWS],
                       len(found.files), len(found.changed_files), len(found.commands), found.failed_commands)
 
 
@@ -164,7 +164,7 @@ def ledger_view(found: LedgerHead, href: StepHref) -> LedgerView:
     failed = found.failed_commands
     commands_line = formatting.counted(found.command_count, "command") + (f", {failed:,} failed" if failed else "")
     return LedgerView(files, commands, files_line, commands_line, _left(found.file_count, "file"), _left(found.command_count, "command"),
-                      open=len(files) + len(commands) <= LEDGER_OPEN_ROWS)
+                      open=changed > 0 or len(files) + len(commands) <= LEDGER_OPEN_ROWS)  # open where it changed files
 
 
 def _left(total: int, noun: str) -> str | None:
@@ -184,6 +184,8 @@ def _verdict(found: WhatWentWrong) -> str:
             parts.append(f"fixed at #{found.passed.step}")
         elif found.recovery == "recovered" and found.passed:
             parts.append(f"recovered at #{found.passed.step}")
+        elif found.unanswered is not None:
+            parts.append(f"run again at #{found.unanswered.step}, whose result never came")
         elif found.recovery == "answered":
             parts[-1] += f"; ended with an answer, #{first.step} was not run again"
         elif found.recovery == "not_run_again":
@@ -229,7 +231,7 @@ def error_label(step: Step) -> str:
     """What failed at a step, in a line: the step's own error, else its first failed call by
     its command's first words (and what the agent said it was for) or its tool and target,
     its exit code and its error's last line ("npm test failed (exit 1): AssertionError …")."""
-    failed = [call for call in step.tool_calls if call.is_error]
+    failed = [call for call in step.tool_calls if call.is_error and not call.declined]  # a refusal is no error
     if step.error:
         label = formatting.first_line(step.error, ERROR_CHARS) or "error"
     elif failed:
@@ -237,8 +239,6 @@ def error_label(step: Step) -> str:
         what = formatting.first_line(call_action(call), ERROR_CHARS // 2) or call.name
         title = command_title(call)
         label = (f"{formatting.first_line(title, ERROR_CHARS // 2)}: {what}" if title else what)
-        if is_refusal(call):
-            return label + " declined by the user" + _more(len(failed) + (1 if step.error else 0) - 1)
         label += " failed"
         if call.exit_code not in (None, 0):
             label += f" (exit {call.exit_code})"
@@ -254,7 +254,6 @@ def _more(extra: int) -> str:
     return f" and {formatting.counted(extra, 'more error')}" if extra > 0 else ""
 
 
-_SAYS_WHAT_FAILED = re.compile(r"error|fail|assert|exception|not found|no such|denied|not permitted|cannot|panic", re.IGNORECASE)
 _EXIT_LINE = re.compile(r"^\W*(exit|return) code\W*\d*\W*$", re.IGNORECASE)
 
 
@@ -264,7 +263,7 @@ def _last_line(text: str) -> str:
     dashes, an "Exit code 1" line are not)."""
     lines = [line.strip() for line in ansi.plain(text[-4000:]).splitlines()]
     wordy = [line for line in lines if _has_letters(line, 3) and not _EXIT_LINE.match(line)]
-    return next((line for line in reversed(wordy) if _SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
+    return next((line for line in reversed(wordy) if SAYS_WHAT_FAILED.search(line)), wordy[-1] if wordy else "")
 
 
 def _has_letters(line: str, count: int) -> bool:
@@ -293,6 +292,7 @@ class FileIndexRow:
     net: str
     net_value: int
     sessions: list[FileSessionRow]
+    projects: str = ""  # the projects of the sessions that changed it
 
 
 def files_page_row(entry: ChangedFile, page_path: str = "files.html") -> FileIndexRow:
@@ -303,10 +303,12 @@ def files_page_row(entry: ChangedFile, page_path: str = "files.html") -> FileInd
         sessions.append(FileSessionRow(found.summary.title, paging.relative(found.summary.page, page_path),
                                        f"+{found.added:,} −{found.removed:,}",
                                        [_jump(n, lambda n, slug=slug: paging.step_href(slug, n, page_path)) for n in found.steps]))
-    return FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}", f"{entry.net:+,}".replace("-", "−"), entry.net, sessions)
+    projects = ", ".join(sorted({found.summary.project for found in entry.sessions if found.summary.project}))
+    return FileIndexRow(entry.path, f"+{entry.added:,}", f"−{entry.removed:,}", f"{entry.net:+,}".replace("-", "−"), entry.net, sessions, projects)
 
 
 def row_inputs(entry: ChangedFile) -> list:
     """Everything files_page_row reads, as plain data (what a kept row is known by)."""
     return [entry.path, entry.added, entry.removed,
-            [[found.summary.title, found.summary.page, found.added, found.removed, found.steps] for found in entry.sessions]]
+            [[found.summary.title, found.summary.page, found.added, found.removed, found.steps, found.summary.project]
+             for found in entry.sessions]]
