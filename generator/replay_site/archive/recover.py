@@ -30,7 +30,7 @@ from replay_site.archive.folder import (
 )
 from replay_site.archive.keep import keep, today
 from replay_site.discover import DetectionMemory, DiscoveryError, discover, find_sources, left_out_plugins
-from replay_site.model import Problem
+from replay_site.model import Hint, Problem
 from replay_site.readers import Reader, SessionSource
 from replay_site.readers.files import describe_error, is_local, plain_name
 
@@ -59,8 +59,10 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
     sources = discover(roots, readers, problems, memory, empty)
     local = [root.resolve() for root in roots if is_local(root)]
     for reader in readers:  # what the agents' settings will delete (Claude Code's cleanupPeriodDays)
-        problems.extend(Problem("warning", hint, where) for where, hint in getattr(reader, "hints", lambda _: [])(local))
-    if enabled and all(is_local(path) for path in (out, *roots)):
+        problems.extend(Hint("warning", hint, where) for where, hint in getattr(reader, "hints", lambda _: [])(local))
+    local_build = all(is_local(path) for path in (out, *roots))
+    archived: list[Entry] = []
+    if enabled and local_build:
         archive = open_archive(where, out)
         day = today()
         kept = keep_sources(archive, sources, day, problems)
@@ -68,6 +70,11 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
         found = {source.kept_root for source in restored}
         sources += [source.source for source in restored]
         empty = [root for root in empty if root.resolve() not in found]
+        archived = archive.entries()[0]
+    if local_build:
+        rescued = rescue_prompts(local, sources, archived, readers, problems)
+        sources += rescued
+        empty = [] if rescued else empty  # a projects folder Claude Code emptied may leave only its history
     if empty:
         raise DiscoveryError(f"{empty[0]}: " + (f"no readable session found{left_out_plugins()}" if empty[0].exists() else "no such file or folder"))
     return sources
@@ -164,12 +171,29 @@ def recover(archive: Archive, roots: list[Path], on_disk: set[str], readers: lis
     return restored
 
 
+def rescue_prompts(roots: list[Path], sources: list[SessionSource], archived: list[Entry], readers: list[Reader],
+                   problems: list[Problem]) -> list[SessionSource]:
+    """The sessions an agent's history still lists whose log is neither on disk nor in the
+    archive (Claude Code's history.jsonl), as their readers give them (`rescued`): their
+    prompts only, from files in a private folder of the cache."""
+    known = {plain_name(path).stem for source in sources for path in source.files}
+    known.update(plain_name(Path(entry.path)).stem for entry in archived)
+    folder = private_folder(cache_folder() / "history-prompts" / _short("\0".join(sorted(map(str, roots)))))
+    rescued = []
+    for reader in readers:
+        if (rescue := getattr(reader, "rescued", None)) is not None:
+            rescued += rescue(roots, known, folder, problems)
+    _drop_others(folder, {source.path for source in rescued})
+    return rescued
+
+
+def _short(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
 def copies_folder(archive: Archive, root: Path) -> Path:
     """Where the archived logs gone from under `root` are restored for the readers (private)."""
-    def short(path: Path) -> str:
-        return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-
-    return private_folder(cache_folder() / "archive-copies" / short(archive.folder) / short(root))
+    return private_folder(cache_folder() / "archive-copies" / _short(str(archive.folder)) / _short(str(root)))
 
 
 def restore(archive: Archive, entry: Entry, target: Path) -> None:
