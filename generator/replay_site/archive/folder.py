@@ -1,7 +1,7 @@
-"""The archive's folder: zstd-compressed chunks addressed by their sha256, and a small
-manifest per log saying which chunks, in order, make it. Nothing is changed in place: a
-chunk or a manifest is written to a temporary file and moved over at once, the manifest
-after its chunks, so a build killed while archiving leaves at worst a chunk no manifest
+"""The archive: zstd-compressed chunks addressed by their sha256, and a small manifest per
+log saying which chunks, in order, make it, in a folder or an object store (backends.py).
+Nothing is changed in place: a chunk or a manifest is written whole at once (a temporary
+file moved over, an object put), the manifest after its chunks, so a build killed while archiving leaves at worst a chunk no manifest
 names (prune removes those), never a manifest naming bytes that are not all there.
 
 An appended log gets one new chunk, compressed with the end of what came before as its
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,12 +20,13 @@ from typing import BinaryIO
 import orjson
 import zstandard
 
+from replay_site.archive.backends import Backend, FolderBackend
+
 # ~60 MB/s a core: the real corpus (../shared/corpus) kept in 0.204x its bytes; level 12 gives
 # 0.203x at a third of the speed, 19 0.197x at a twentieth (much of it is base64 and signatures).
 LEVEL = 9
 WINDOW = 1 << 20  # the prefix's last bytes an appended chunk is compressed against
 _BLOCK = 1 << 20
-FOLDER_MODE, FILE_MODE = 0o700, 0o600
 
 
 class ArchiveError(Exception):
@@ -91,94 +91,62 @@ def default_folder() -> Path:
     return Path(base) / "replay-site" / "archive"
 
 
-def private_folder(path: Path) -> Path:
-    """`path` made (parents too) and kept readable by the user alone."""
-    missing = []
-    for folder in (path, *path.parents):
-        if folder.exists():
-            break
-        missing.append(folder)
-    for folder in reversed(missing):
-        folder.mkdir(mode=FOLDER_MODE, exist_ok=True)
-    os.chmod(path, FOLDER_MODE)
-    return path
-
-
-def write_at_once(path: Path, chunks: Iterator[bytes] | list[bytes]) -> None:
-    """`path` replaced at once by the bytes (0600); raises OSError."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            for chunk in chunks:
-                stream.write(chunk)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, FILE_MODE)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 class Archive:
-    """One archive folder: `objects/` (chunks) and `logs/` (manifests)."""
+    """One archive: `objects/` (chunks) and `logs/` (manifests), in a folder or an object
+    store (backends.py)."""
 
-    def __init__(self, folder: Path) -> None:
-        if folder.exists() and not folder.is_dir():
-            raise ArchiveError(f"archive {folder}: not a folder")
-        self.folder = private_folder(folder)
-        self.objects = private_folder(folder / "objects")
-        self.logs = private_folder(folder / "logs")
+    def __init__(self, where: Path | Backend) -> None:
+        if isinstance(where, Path):
+            if where.exists() and not where.is_dir():
+                raise ArchiveError(f"archive {where}: not a folder")
+            where = FolderBackend(where)
+        self.backend = where
+        self.where = where.where
 
     def entry(self, path: str) -> Entry | None:
         """The manifest of the log found at `path`, or None (also for one that cannot be read)."""
         try:
-            return Entry.from_json((self.logs / f"{entry_key(path)}.json").read_bytes())
+            return Entry.from_json(self.backend.get(_manifest(entry_key(path))))
         except (OSError, ValueError, TypeError, KeyError):
             return None
 
     def entries(self) -> tuple[list[Entry], list[str]]:
         """Every manifest, by original path; and the names of those that cannot be read."""
         found, broken = [], []
-        for manifest in sorted(self.logs.glob("*.json")):
+        for name in self.backend.names("logs/"):
+            if not name.endswith(".json"):
+                continue
             try:
-                found.append(Entry.from_json(manifest.read_bytes()))
+                found.append(Entry.from_json(self.backend.get(name)))
             except (OSError, ValueError, TypeError, KeyError):
-                broken.append(manifest.name)
+                broken.append(name.removeprefix("logs/"))
         return sorted(found, key=lambda entry: entry.path), broken
 
     def save(self, entry: Entry) -> None:
-        write_at_once(self.logs / f"{entry.key}.json", [entry.to_json()])
+        self.backend.put(_manifest(entry.key), entry.to_json())
 
     def forget(self, entry: Entry) -> None:
-        (self.logs / f"{entry.key}.json").unlink(missing_ok=True)
-
-    def object_path(self, name: str) -> Path:
-        return self.objects / name[:2] / f"{name}.zst"
+        self.backend.delete(_manifest(entry.key))
 
     def put(self, stream: BinaryIO, window: bytes, whole) -> Chunk:
         """The rest of `stream` stored as one chunk, compressed against `window` (the last
         WINDOW bytes before it); `whole` (a hash) takes in every byte read."""
-        own = hashlib.sha256()
-        compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=_dictionary(window))
-        handle, temporary = tempfile.mkstemp(dir=self.objects, prefix=".tmp-")
-        size = 0
-        try:
-            with os.fdopen(handle, "wb") as out, compressor.stream_writer(out, closefd=False) as packed:
+        made: list[Chunk] = []
+
+        def fill(out: BinaryIO) -> str:
+            own, size = hashlib.sha256(), 0
+            compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=_dictionary(window))
+            with compressor.stream_writer(out, closefd=False) as packed:
                 while block := stream.read(_BLOCK):
                     own.update(block)
                     whole.update(block)
                     packed.write(block)
                     size += len(block)
-            chunk = Chunk(own.hexdigest(), size, hashlib.sha256(window).hexdigest() if window else "")
-            target = self.object_path(chunk.object)
-            private_folder(target.parent)
-            os.chmod(temporary, FILE_MODE)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return chunk
+            made.append(Chunk(own.hexdigest(), size, hashlib.sha256(window).hexdigest() if window else ""))
+            return object_name(made[0].object)
+
+        self.backend.put_from(fill)
+        return made[0]
 
     def read(self, entry: Entry) -> Iterator[bytes]:
         """The log's bytes, a chunk at a time, each checked against its digest and the whole
@@ -189,7 +157,7 @@ class Archive:
             if chunk.window and hashlib.sha256(window).hexdigest() != chunk.window:
                 raise Damaged("its chunks do not follow each other")
             try:
-                packed = self.object_path(chunk.object).read_bytes()
+                packed = self.backend.get(object_name(chunk.object))
                 data = zstandard.ZstdDecompressor(dict_data=_dictionary(window)).decompressobj().decompress(packed)
             except (OSError, zstandard.ZstdError) as exc:
                 raise Damaged(f"chunk {chunk.object[:12]} cannot be read ({exc})") from None
@@ -203,21 +171,23 @@ class Archive:
             raise Damaged("the log's bytes do not match its digest")
 
     def stored_bytes(self, entry: Entry) -> int:
-        """What the entry's chunks take on disk (shared chunks counted for each entry)."""
-        return sum(_size(self.object_path(chunk.object)) for chunk in entry.chunks)
+        """What the entry's chunks take in the archive (shared chunks counted for each entry)."""
+        return sum(self.backend.size(object_name(chunk.object)) for chunk in entry.chunks)
 
-    def unnamed_objects(self, entries: list[Entry]) -> list[Path]:
-        """Chunks no manifest names (left by a killed build, or by pruned entries)."""
-        named = {chunk.object for entry in entries for chunk in entry.chunks}
-        return sorted(path for path in self.objects.glob("*/*.zst") if path.name.removesuffix(".zst") not in named)
+    def unnamed_objects(self, entries: list[Entry]) -> list[str]:
+        """The chunks no manifest names (left by a killed build, or by pruned entries)."""
+        named = {object_name(chunk.object) for entry in entries for chunk in entry.chunks}
+        return [name for name in self.backend.names("objects/") if name.endswith(".zst") and name not in named]
+
+
+def object_name(name: str) -> str:
+    """Where a chunk lies in the archive (a folder per first two hex digits)."""
+    return f"objects/{name[:2]}/{name}.zst"
+
+
+def _manifest(key: str) -> str:
+    return f"logs/{key}.json"
 
 
 def _dictionary(window: bytes) -> zstandard.ZstdCompressionDict | None:
     return zstandard.ZstdCompressionDict(window, dict_type=zstandard.DICT_TYPE_RAWCONTENT) if window else None
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

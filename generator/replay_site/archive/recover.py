@@ -18,16 +18,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from replay_site.caches import cache_folder
-from replay_site.archive.folder import (
-    FILE_MODE,
-    Archive,
-    ArchiveError,
-    Damaged,
-    Entry,
-    default_folder,
-    private_folder,
-    write_at_once,
-)
+from replay_site.archive.backends import FILE_MODE, private_folder, write_at_once
+from replay_site.archive.folder import Archive, ArchiveError, Damaged, Entry, default_folder
 from replay_site.archive.keep import keep, today
 from replay_site.discover import DetectionMemory, DiscoveryError, discover, find_sources, left_out_plugins
 from replay_site.model import Hint, Problem
@@ -39,12 +31,17 @@ SIDE_BYTES = 1 << 20  # a file beside a log, not named after it, is kept up to t
 LOG_NAMES = (".jsonl", ".jsonl.gz", ".jsonl.zst")  # other sessions' logs are their sources' own files
 
 
-def open_archive(where: str | None, out: object) -> Archive:
-    """The archive folder (`--archive`, else the default), refused inside the site."""
+def open_archive(where: str | None, out: object = None) -> Archive:
+    """The archive (`--archive` a folder or an s3:// URL, else the default folder), a folder
+    refused inside the site `out`."""
+    if where and where.startswith("s3://"):
+        from replay_site.archive.s3 import S3Backend  # boto3, an extra: only an s3:// archive needs it
+
+        return Archive(S3Backend(where))
     if where and "://" in where:
-        raise ArchiveError(f"--archive {where}: an archive in an object store is not supported yet; give a folder")
+        raise ArchiveError(f"--archive {where}: an archive is a folder or an s3:// URL")
     folder = Path(where).expanduser().resolve() if where else default_folder()
-    if is_local(out):
+    if out is not None and is_local(out):
         site = Path(out).resolve()
         if folder == site or site in folder.parents:
             raise ArchiveError(f"--archive {folder}: inside the output folder {site}; the archive is never published")
@@ -193,7 +190,7 @@ def _short(text: str) -> str:
 
 def copies_folder(archive: Archive, root: Path) -> Path:
     """Where the archived logs gone from under `root` are restored for the readers (private)."""
-    return private_folder(cache_folder() / "archive-copies" / _short(str(archive.folder)) / _short(str(root)))
+    return private_folder(cache_folder() / "archive-copies" / _short(archive.where) / _short(str(root)))
 
 
 def restore(archive: Archive, entry: Entry, target: Path) -> None:

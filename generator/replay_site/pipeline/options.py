@@ -62,7 +62,7 @@ BUILD = (
     Option("force", ("--force",), False, "Build into a folder holding files replay-site did not write; they are kept.",
            kind="flag", fast=False),
     # issue 29: the archive of every log read (archive/)
-    Option("archive", ("--archive",), None, "Folder of the archive of every log read (default: "
+    Option("archive", ("--archive",), None, "Folder (or s3://BUCKET/PREFIX) of the archive of every log read (default: "  # issue 29: s3://
            "$XDG_DATA_HOME/replay-site/archive); a session whose log is gone is rendered from it.", fast=False),
     Option("no_archive", ("--no-archive",), False, "Neither keep the logs read in the archive nor render sessions from it.",
            kind="flag", fast=False),
