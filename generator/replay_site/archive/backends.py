@@ -1,7 +1,7 @@
 """Where the archive's objects lie: a folder of this machine, or an object store (s3.py). The
 archive (folder.py) asks only for what both do alike: named objects, each written at once
 (a reader sees the whole object or none), listed by prefix, read, sized, deleted. Names are
-`/`-separated paths below the archive: `objects/ab/<sha256>.zst`, `logs/<key>.json`."""
+`/`-separated paths below the archive: `objects/ab/<sha256>.zst`, `logs/<key>.json.zst`."""
 from __future__ import annotations
 
 import os

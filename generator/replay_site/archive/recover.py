@@ -20,7 +20,7 @@ from typing import NamedTuple
 from replay_site.caches import cache_folder
 from replay_site.archive.backends import FILE_MODE, private_folder, write_at_once
 from replay_site.archive.folder import Archive, ArchiveError, Damaged, Entry, default_folder
-from replay_site.archive.keep import keep, today
+from replay_site.archive.keep import Peers, keep, today
 from replay_site.discover import DetectionMemory, DiscoveryError, discover, find_sources, left_out_plugins
 from replay_site.model import Hint, Problem
 from replay_site.readers import Reader, SessionSource
@@ -82,11 +82,12 @@ def keep_sources(archive: Archive, sources: list[SessionSource], day: str, probl
     readers may read (side_files); a file that cannot be kept is a warning. Returns the
     entries of the sources' own files."""
     kept = []
+    peers: dict[tuple[str, Path], Peers] = {}
     for source in sources:
         files = source.files
         for path in files:
             try:
-                kept.append(keep(archive, path, day))
+                kept.append(keep(archive, path, day, peers=peers.setdefault((source.format, source.root), Peers())))
             except OSError as exc:
                 problems.append(Problem("warning", f"not archived: {describe_error(exc)}", source.label(path)))
         for path in side_files(files, source.root):
