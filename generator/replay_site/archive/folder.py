@@ -24,8 +24,9 @@ import zstandard
 
 from replay_site.archive.backends import Backend, FolderBackend
 
-# ~60 MB/s a core: the real corpus (../shared/corpus) kept in 0.204x its bytes; level 12 gives
-# 0.203x at a third of the speed, 19 0.197x at a twentieth (much of it is base64 and signatures).
+# ~35 MB/s a core (with the base dictionaries): level 12 keeps the real corpus (../shared/corpus)
+# in 0.204x against 0.206x at a seventh of the speed, 19 in 0.195x at a twentieth (much of it is
+# base64 and signatures); docs/guides/archive.md has the figures.
 LEVEL = 9
 WINDOW = 1 << 20  # the prefix's last bytes an appended chunk is compressed against
 # The first bytes of its base a new log is compressed against: on ../shared/corpus 256 KiB
