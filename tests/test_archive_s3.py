@@ -45,29 +45,25 @@ def s3(tmp_path_factory):
                               stdout=log, stderr=subprocess.STDOUT)
     settings = {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "test",
                 "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
-    saved = {name: os.environ.get(name) for name in settings}
-    os.environ.update(settings)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, "moto's server ended before it listened"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "moto's server did not listen within 60 s"
-                time.sleep(0.1)
-        boto3.client("s3").create_bucket(Bucket=BUCKET)
-        yield settings
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with pytest.MonkeyPatch.context() as environment:
+        for name, value in settings.items():
+            environment.setenv(name, value)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                assert server.poll() is None, "moto's server ended before it listened"
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "moto's server did not listen within 60 s"
+                    time.sleep(0.1)
+            boto3.client("s3").create_bucket(Bucket=BUCKET)
+            yield settings
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+            log.close()
 
 
 def sessions(out: Path) -> dict[str, dict]:
