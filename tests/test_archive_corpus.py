@@ -55,4 +55,7 @@ def test_the_medium_corpus_comes_back_from_the_archive(tmp_path):
     from benchmark_corpus import make_corpus
 
     make_corpus(tmp_path / "logs", "medium", ["claude"])
+    logs = sum(path.stat().st_size for path in (tmp_path / "logs").rglob("*") if path.is_file())
     gone_and_back(tmp_path / "logs", tmp_path)
+    # and the archive, chunks and manifests, takes at most a fifth of the logs (0.09x measured)
+    assert sum(path.stat().st_size for path in (tmp_path / "archive").rglob("*") if path.is_file()) <= 0.2 * logs
