@@ -19,7 +19,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from replay_site.archive import commands
-from replay_site.archive.folder import Archive, ArchiveError
+from replay_site.archive.folder import Archive, ArchiveError, object_name
 from replay_site.archive.recover import open_archive
 from replay_site.discover import discover, pick_readers
 from replay_site.pipeline import stages as site
@@ -104,7 +104,7 @@ def test_a_damaged_entry_is_one_warning_and_no_page(logs, tmp_path):
     delete_every_log(logs)
     archive = Archive(tmp_path / "archive")
     entry = archive.entry(str(logs / LEGACY))
-    damaged = archive.object_path(entry.chunks[0].object)
+    damaged = tmp_path / "archive" / object_name(entry.chunks[0].object)
     damaged.write_bytes(damaged.read_bytes()[:-5] + b"xxxxx")
     result = site.build([logs], out, options(tmp_path))
     warnings = [p for p in result.problems if "damaged" in p.message]

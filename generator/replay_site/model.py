@@ -167,6 +167,12 @@ class Problem:
 
 
 @dataclass(slots=True)
+class Hint(Problem):
+    """A warning about this machine's settings rather than a log (Claude Code's
+    cleanupPeriodDays): said on the terminal like any, and once on the site's index."""
+
+
+@dataclass(slots=True)
 class FileChange:
     """One file edit. `diff` is a unified diff body (hunks, no ---/+++ header needed)."""
 
@@ -381,6 +387,9 @@ class Session:
     # The log is gone from disk and was read from the archive's copy (archive/): the date
     # (ISO, UTC) the archive first kept it. None for a log read where the agent wrote it.
     kept_since: str | None = None
+    # The log was deleted before the archive kept it: only the prompts Claude Code's history
+    # still lists are shown (readers/claude/history.py).
+    prompts_only: bool = False
 
     def number_steps(self) -> None:
         """Give steps the contiguous numbers 1..n that page anchors rely on."""

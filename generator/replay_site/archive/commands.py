@@ -49,7 +49,7 @@ class Pruning:
     """What a prune will remove, worked out before it asks."""
 
     entries: list[Entry]
-    objects: list[Path]  # chunks no manifest kept will name (and those no manifest names now)
+    objects: list[str]  # chunks no manifest kept will name (and those no manifest names now)
     freed: int  # bytes
 
     @property
@@ -73,7 +73,7 @@ def plan_prune(archive: Archive, gone_days: int | None = None, matching: str | N
             chosen.append(entry)
     left = [entry for entry in entries if entry not in chosen]
     objects = archive.unnamed_objects(left)
-    return Pruning(chosen, objects, sum(path.stat().st_size for path in objects))
+    return Pruning(chosen, objects, sum(archive.backend.size(name) for name in objects))
 
 
 def prune(archive: Archive, plan: Pruning) -> None:
@@ -81,8 +81,8 @@ def prune(archive: Archive, plan: Pruning) -> None:
     then their chunks removed."""
     for entry in plan.entries:
         archive.forget(entry)
-    for path in plan.objects:
-        path.unlink(missing_ok=True)
+    for name in plan.objects:
+        archive.backend.delete(name)
 
 
 def restore(archive: Archive, matching: str = "", to: Path | None = None) -> tuple[list[str], list[str]]:

@@ -1,18 +1,19 @@
-"""The archive's folder: zstd-compressed chunks addressed by their sha256, and a small
-manifest per log saying which chunks, in order, make it. Nothing is changed in place: a
-chunk or a manifest is written to a temporary file and moved over at once, the manifest
-after its chunks, so a build killed while archiving leaves at worst a chunk no manifest
+"""The archive: zstd-compressed chunks addressed by their sha256, and a small manifest per
+log saying which chunks, in order, make it, in a folder or an object store (backends.py).
+Nothing is changed in place: a chunk or a manifest is written whole at once (a temporary
+file moved over, an object put), the manifest after its chunks, so a build killed while archiving leaves at worst a chunk no manifest
 names (prune removes those), never a manifest naming bytes that are not all there.
 
 An appended log gets one new chunk, compressed with the end of what came before as its
 dictionary (zstd raw-content dictionaries): an agent's next turn repeats most of the
-previous turns' words, so it costs a fraction of its own size.
+previous turns' words, so it costs a fraction of its own size. A new log is compressed
+against the beginning of another log of the same agent and folder (its `base`, keep.Peers):
+an agent's logs repeat its instructions, tool descriptions and project files.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,13 +22,18 @@ from typing import BinaryIO
 import orjson
 import zstandard
 
+from replay_site.archive.backends import Backend, FolderBackend
+
 # Every cold build compresses every log, so the level is a build-time choice: on the medium
 # benchmark corpus (80 MB) level 3 keeps 0.104x its bytes for 0.22 s of CPU, level 9 0.096x for
-# 1.34 s; on ../shared/corpus (much base64 and signatures) 0.223x against 0.206x.
+# 1.34 s (without the base dictionaries); on ../shared/corpus 0.223x against 0.206x.
+# docs/guides/archive.md has the figures at level 9.
 LEVEL = 3
 WINDOW = 1 << 20  # the prefix's last bytes an appended chunk is compressed against
+# The first bytes of its base a new log is compressed against: on ../shared/corpus 256 KiB
+# keeps as much as 1 MiB (0.192x against 0.205x alone) and costs a quarter of the time.
+REFERENCE = 256 << 10
 _BLOCK = 1 << 20
-FOLDER_MODE, FILE_MODE = 0o700, 0o600
 
 
 class ArchiveError(Exception):
@@ -66,6 +72,9 @@ class Entry:
     gone_since: str | None = None  # the first build that found it gone
     stat: tuple[int, int] = (0, 0)  # (mtime_ns, inode) when last archived: unchanged logs are not read
     side: bool = False  # a file beside a log that its reader may read (recover.side_files), not a log
+    # The object of another log's first chunk (stored without a dictionary), whose first
+    # REFERENCE bytes this log's first chunk was compressed against; None when alone.
+    base: str | None = None
 
     @property
     def key(self) -> str:
@@ -81,6 +90,22 @@ class Entry:
         return cls(chunks=chunks, stat=tuple(raw.pop("stat")), **raw)
 
 
+@dataclass(frozen=True)
+class Reference:
+    """A log's first chunk as the base of others: its first REFERENCE bytes, made ready once
+    as a compression dictionary."""
+
+    chunk: Chunk
+    head: bytes
+    prepared: zstandard.ZstdCompressionDict
+
+    @classmethod
+    def of(cls, chunk: Chunk, head: bytes) -> Reference:
+        prepared = _dictionary(head)
+        prepared.precompute_compress(level=LEVEL)
+        return cls(chunk, head, prepared)
+
+
 def entry_key(path: str) -> str:
     return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -92,114 +117,88 @@ def default_folder() -> Path:
     return Path(base) / "replay-site" / "archive"
 
 
-def private_folder(path: Path) -> Path:
-    """`path` made (parents too) and kept readable by the user alone."""
-    missing = []
-    for folder in (path, *path.parents):
-        if folder.exists():
-            break
-        missing.append(folder)
-    for folder in reversed(missing):
-        folder.mkdir(mode=FOLDER_MODE, exist_ok=True)
-    os.chmod(path, FOLDER_MODE)
-    return path
-
-
-def write_at_once(path: Path, chunks: Iterator[bytes] | list[bytes], durable: bool = True) -> None:
-    """`path` replaced at once by the bytes (0600), synced to disk first when `durable`;
-    raises OSError."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            for chunk in chunks:
-                stream.write(chunk)
-            stream.flush()
-            if durable:
-                os.fsync(stream.fileno())
-        os.chmod(temporary, FILE_MODE)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 class Archive:
-    """One archive folder: `objects/` (chunks) and `logs/` (manifests)."""
+    """One archive: `objects/` (chunks) and `logs/` (manifests), in a folder or an object
+    store (backends.py)."""
 
-    def __init__(self, folder: Path) -> None:
-        if folder.exists() and not folder.is_dir():
-            raise ArchiveError(f"archive {folder}: not a folder")
-        self.folder = private_folder(folder)
-        self.objects = private_folder(folder / "objects")
-        self.logs = private_folder(folder / "logs")
+    def __init__(self, where: Path | Backend) -> None:
+        if isinstance(where, Path):
+            if where.exists() and not where.is_dir():
+                raise ArchiveError(f"archive {where}: not a folder")
+            where = FolderBackend(where)
+        self.backend = where
+        self.where = where.where
+        self._heads: dict[str, bytes] = {}  # bases' first bytes, by object: many logs share one
 
     def entry(self, path: str) -> Entry | None:
         """The manifest of the log found at `path`, or None (also for one that cannot be read)."""
+        key = entry_key(path)
         try:
-            return Entry.from_json((self.logs / f"{entry_key(path)}.json").read_bytes())
-        except (OSError, ValueError, TypeError, KeyError):
+            try:
+                return Entry.from_json(_unpack(self.backend.get(_manifest(key))))
+            except FileNotFoundError:
+                return Entry.from_json(self.backend.get(_manifest(key, packed=False)))
+        except (OSError, ValueError, TypeError, KeyError, zstandard.ZstdError):
             return None
 
     def entries(self) -> tuple[list[Entry], list[str]]:
         """Every manifest, by original path; and the names of those that cannot be read."""
-        found, broken = [], []
-        for manifest in sorted(self.logs.glob("*.json")):
+        found, broken = {}, []
+        names = self.backend.names("logs/")
+        for name in names:
+            packed = name.endswith(".json.zst")
+            if not packed and (not name.endswith(".json") or f"{name}.zst" in names):
+                continue  # a manifest of an earlier version, written again since in the current form
             try:
-                found.append(Entry.from_json(manifest.read_bytes()))
-            except (OSError, ValueError, TypeError, KeyError):
-                broken.append(manifest.name)
-        return sorted(found, key=lambda entry: entry.path), broken
+                data = self.backend.get(name)
+                entry = Entry.from_json(_unpack(data) if packed else data)
+                found[entry.path] = entry
+            except (OSError, ValueError, TypeError, KeyError, zstandard.ZstdError):
+                broken.append(name.removeprefix("logs/"))
+        return [found[path] for path in sorted(found)], broken
 
     def save(self, entry: Entry) -> None:
-        # Not synced: a killed build loses nothing the kernel holds, and after a power cut a
-        # manifest whose chunk was lost fails its digest check (never rendered, named by
-        # `archive verify`) while the log it copies is still read from disk. A sync per log
-        # cost a cold build of the medium corpus about 1 s.
-        write_at_once(self.logs / f"{entry.key}.json", [entry.to_json()], durable=False)
+        self.backend.put(_manifest(entry.key), _MANIFESTS.compress(entry.to_json()))
 
     def forget(self, entry: Entry) -> None:
-        (self.logs / f"{entry.key}.json").unlink(missing_ok=True)
+        self.backend.delete(_manifest(entry.key))
+        self.backend.delete(_manifest(entry.key, packed=False))
 
-    def object_path(self, name: str) -> Path:
-        return self.objects / name[:2] / f"{name}.zst"
-
-    def put(self, stream: BinaryIO, window: bytes, whole) -> Chunk:
+    def put(self, stream: BinaryIO, window: bytes | Reference, whole) -> tuple[Chunk, bytes]:
         """The rest of `stream` stored as one chunk, compressed against `window` (the last
-        WINDOW bytes before it); `whole` (a hash) takes in every byte read."""
-        own = hashlib.sha256()
-        compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=_dictionary(window))
-        handle, temporary = tempfile.mkstemp(dir=self.objects, prefix=".tmp-")
-        size = 0
-        try:
-            with os.fdopen(handle, "wb") as out, compressor.stream_writer(out, closefd=False) as packed:
+        WINDOW bytes before it, or the head of its base); `whole` (a hash) takes in every
+        byte read. Returns the chunk and its first REFERENCE bytes."""
+        made: list[tuple[Chunk, bytes]] = []
+        dictionary = window.head if isinstance(window, Reference) else window
+
+        def fill(out: BinaryIO) -> str:
+            own, size, head = hashlib.sha256(), 0, b""
+            prepared = window.prepared if isinstance(window, Reference) else _dictionary(window)
+            compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=prepared)
+            with compressor.stream_writer(out, closefd=False) as packed:
                 while block := stream.read(_BLOCK):
                     own.update(block)
                     whole.update(block)
                     packed.write(block)
+                    head += block[:REFERENCE - len(head)]
                     size += len(block)
-            chunk = Chunk(own.hexdigest(), size, hashlib.sha256(window).hexdigest() if window else "")
-            target = self.object_path(chunk.object)
-            private_folder(target.parent)
-            os.chmod(temporary, FILE_MODE)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        return chunk
+            made.append((Chunk(own.hexdigest(), size, hashlib.sha256(dictionary).hexdigest() if dictionary else ""), head))
+            return object_name(made[0][0].object)
+
+        self.backend.put_from(fill)
+        return made[0]
 
     def read(self, entry: Entry) -> Iterator[bytes]:
         """The log's bytes, a chunk at a time, each checked against its digest and the whole
         against the log's; raises Damaged (after giving out bytes: a caller writes them
         somewhere private and uses them only once all is read)."""
         whole, window, size = hashlib.sha256(), b"", 0
-        for chunk in entry.chunks:
-            if chunk.window and hashlib.sha256(window).hexdigest() != chunk.window:
-                raise Damaged("its chunks do not follow each other")
-            try:
-                packed = self.object_path(chunk.object).read_bytes()
-                data = zstandard.ZstdDecompressor(dict_data=_dictionary(window)).decompressobj().decompress(packed)
-            except (OSError, zstandard.ZstdError) as exc:
-                raise Damaged(f"chunk {chunk.object[:12]} cannot be read ({exc})") from None
+        for index, chunk in enumerate(entry.chunks):
+            dictionary = self._head(entry.base) if index == 0 and entry.base else window
+            if (hashlib.sha256(dictionary).hexdigest() if chunk.window else "") != chunk.window:
+                raise Damaged("the log it was compressed against does not match" if index == 0 and entry.base
+                              else "its chunks do not follow each other")
+            data = self._unpacked(chunk.object, dictionary if chunk.window else b"")
             if len(data) != chunk.size or hashlib.sha256(data).hexdigest() != chunk.sha256:
                 raise Damaged(f"chunk {chunk.object[:12]} does not match its digest")
             whole.update(data)
@@ -209,22 +208,54 @@ class Archive:
         if size != entry.size or whole.hexdigest() != entry.sha256:
             raise Damaged("the log's bytes do not match its digest")
 
-    def stored_bytes(self, entry: Entry) -> int:
-        """What the entry's chunks take on disk (shared chunks counted for each entry)."""
-        return sum(_size(self.object_path(chunk.object)) for chunk in entry.chunks)
+    def _unpacked(self, name: str, dictionary: bytes, limit: int | None = None) -> bytes:
+        """A chunk's bytes (its first `limit` bytes) from its object, decompressed against `dictionary`."""
+        try:
+            packed = self.backend.get(object_name(name))
+            decompressor = zstandard.ZstdDecompressor(dict_data=_dictionary(dictionary))
+            if limit is None:
+                return decompressor.decompressobj().decompress(packed)
+            reader, head = decompressor.stream_reader(packed), b""
+            while len(head) < limit and (part := reader.read(limit - len(head))):
+                head += part
+            return head
+        except (OSError, zstandard.ZstdError) as exc:
+            raise Damaged(f"chunk {name[:12]} cannot be read ({exc})") from None
 
-    def unnamed_objects(self, entries: list[Entry]) -> list[Path]:
-        """Chunks no manifest names (left by a killed build, or by pruned entries)."""
-        named = {chunk.object for entry in entries for chunk in entry.chunks}
-        return sorted(path for path in self.objects.glob("*/*.zst") if path.name.removesuffix(".zst") not in named)
+    def _head(self, base: str) -> bytes:
+        """The first REFERENCE bytes of a base (a chunk's object, stored without a dictionary)."""
+        if base not in self._heads:
+            self._heads[base] = self._unpacked(base, b"", REFERENCE)
+        return self._heads[base]
+
+    def stored_bytes(self, entry: Entry) -> int:
+        """What the entry's chunks take in the archive (shared chunks counted for each entry)."""
+        return sum(self.backend.size(object_name(chunk.object)) for chunk in entry.chunks)
+
+    def unnamed_objects(self, entries: list[Entry]) -> list[str]:
+        """The chunks no manifest names (left by a killed build, or by pruned entries)."""
+        named = {object_name(name) for entry in entries for name in (*(chunk.object for chunk in entry.chunks), entry.base) if name}
+        return [name for name in self.backend.names("objects/") if name.endswith(".zst") and name not in named]
+
+
+def object_name(name: str) -> str:
+    """Where a chunk lies in the archive (a folder per first two hex digits)."""
+    return f"objects/{name[:2]}/{name}.zst"
+
+
+def _manifest(key: str, packed: bool = True) -> str:
+    """A manifest's name: zstd-compressed JSON (an earlier version wrote plain JSON, read still)."""
+    return f"logs/{key}.json.zst" if packed else f"logs/{key}.json"
+
+
+# A manifest is ~500 bytes of JSON, half of it hex digests: compressed, ~300 (0.004x of the
+# real corpus's bytes), at any level in microseconds.
+_MANIFESTS = zstandard.ZstdCompressor(level=19)
+
+
+def _unpack(data: bytes) -> bytes:
+    return zstandard.ZstdDecompressor().decompressobj().decompress(data)
 
 
 def _dictionary(window: bytes) -> zstandard.ZstdCompressionDict | None:
     return zstandard.ZstdCompressionDict(window, dict_type=zstandard.DICT_TYPE_RAWCONTENT) if window else None
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

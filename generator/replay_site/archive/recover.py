@@ -18,19 +18,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from replay_site.caches import cache_folder
-from replay_site.archive.folder import (
-    FILE_MODE,
-    Archive,
-    ArchiveError,
-    Damaged,
-    Entry,
-    default_folder,
-    private_folder,
-    write_at_once,
-)
-from replay_site.archive.keep import keep, today
+from replay_site.archive.backends import FILE_MODE, private_folder, write_at_once
+from replay_site.archive.folder import Archive, ArchiveError, Damaged, Entry, default_folder
+from replay_site.archive.keep import Peers, keep, today
 from replay_site.discover import DetectionMemory, DiscoveryError, discover, find_sources, left_out_plugins
-from replay_site.model import Problem
+from replay_site.model import Hint, Problem
 from replay_site.readers import Reader, SessionSource
 from replay_site.readers.files import describe_error, is_local, plain_name
 
@@ -39,12 +31,17 @@ SIDE_BYTES = 1 << 20  # a file beside a log, not named after it, is kept up to t
 LOG_NAMES = (".jsonl", ".jsonl.gz", ".jsonl.zst")  # other sessions' logs are their sources' own files
 
 
-def open_archive(where: str | None, out: object) -> Archive:
-    """The archive folder (`--archive`, else the default), refused inside the site."""
+def open_archive(where: str | None, out: object = None) -> Archive:
+    """The archive (`--archive` a folder or an s3:// URL, else the default folder), a folder
+    refused inside the site `out`."""
+    if where and where.startswith("s3://"):
+        from replay_site.archive.s3 import S3Backend  # boto3, an extra: only an s3:// archive needs it
+
+        return Archive(S3Backend(where))
     if where and "://" in where:
-        raise ArchiveError(f"--archive {where}: an archive in an object store is not supported yet; give a folder")
+        raise ArchiveError(f"--archive {where}: an archive is a folder or an s3:// URL")
     folder = Path(where).expanduser().resolve() if where else default_folder()
-    if is_local(out):
+    if out is not None and is_local(out):
         site = Path(out).resolve()
         if folder == site or site in folder.parents:
             raise ArchiveError(f"--archive {folder}: inside the output folder {site}; the archive is never published")
@@ -59,8 +56,10 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
     sources = discover(roots, readers, problems, memory, empty)
     local = [root.resolve() for root in roots if is_local(root)]
     for reader in readers:  # what the agents' settings will delete (Claude Code's cleanupPeriodDays)
-        problems.extend(Problem("warning", hint, where) for where, hint in getattr(reader, "hints", lambda _: [])(local))
-    if enabled and all(is_local(path) for path in (out, *roots)):
+        problems.extend(Hint("warning", hint, where) for where, hint in getattr(reader, "hints", lambda _: [])(local))
+    local_build = all(is_local(path) for path in (out, *roots))
+    archived: list[Entry] = []
+    if enabled and local_build:
         archive = open_archive(where, out)
         day = today()
         kept = keep_sources(archive, sources, day, problems)
@@ -68,6 +67,11 @@ def discover_kept(roots: list[Path], readers: list[Reader], problems: list[Probl
         found = {source.kept_root for source in restored}
         sources += [source.source for source in restored]
         empty = [root for root in empty if root.resolve() not in found]
+        archived = archive.entries()[0]
+    if local_build:
+        rescued = rescue_prompts(local, sources, archived, readers, problems)
+        sources += rescued
+        empty = [] if rescued else empty  # a projects folder Claude Code emptied may leave only its history
     if empty:
         raise DiscoveryError(f"{empty[0]}: " + (f"no readable session found{left_out_plugins()}" if empty[0].exists() else "no such file or folder"))
     return sources
@@ -78,11 +82,12 @@ def keep_sources(archive: Archive, sources: list[SessionSource], day: str, probl
     readers may read (side_files); a file that cannot be kept is a warning. Returns the
     entries of the sources' own files."""
     kept = []
+    peers: dict[tuple[str, Path], Peers] = {}
     for source in sources:
         files = source.files
         for path in files:
             try:
-                kept.append(keep(archive, path, day))
+                kept.append(keep(archive, path, day, peers=peers.setdefault((source.format, source.root), Peers())))
             except OSError as exc:
                 problems.append(Problem("warning", f"not archived: {describe_error(exc)}", source.label(path)))
         for path in side_files(files, source.root):
@@ -164,12 +169,29 @@ def recover(archive: Archive, roots: list[Path], on_disk: set[str], readers: lis
     return restored
 
 
+def rescue_prompts(roots: list[Path], sources: list[SessionSource], archived: list[Entry], readers: list[Reader],
+                   problems: list[Problem]) -> list[SessionSource]:
+    """The sessions an agent's history still lists whose log is neither on disk nor in the
+    archive (Claude Code's history.jsonl), as their readers give them (`rescued`): their
+    prompts only, from files in a private folder of the cache."""
+    known = {plain_name(path).stem for source in sources for path in source.files}
+    known.update(plain_name(Path(entry.path)).stem for entry in archived)
+    folder = private_folder(cache_folder() / "history-prompts" / _short("\0".join(sorted(map(str, roots)))))
+    rescued = []
+    for reader in readers:
+        if (rescue := getattr(reader, "rescued", None)) is not None:
+            rescued += rescue(roots, known, folder, problems)
+    _drop_others(folder, {source.path for source in rescued})
+    return rescued
+
+
+def _short(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
 def copies_folder(archive: Archive, root: Path) -> Path:
     """Where the archived logs gone from under `root` are restored for the readers (private)."""
-    def short(path: Path) -> str:
-        return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-
-    return private_folder(cache_folder() / "archive-copies" / short(archive.folder) / short(root))
+    return private_folder(cache_folder() / "archive-copies" / _short(archive.where) / _short(str(root)))
 
 
 def restore(archive: Archive, entry: Entry, target: Path) -> None:

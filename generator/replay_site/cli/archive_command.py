@@ -9,25 +9,25 @@ import typer
 
 from replay_site.archive import commands
 from replay_site.archive.folder import Archive, ArchiveError, default_folder
+from replay_site.archive.recover import open_archive
 from replay_site.cli.build_command import error, say
 from replay_site.pages.formatting import counted
 
 app = typer.Typer(help="The archive of every log read: list, verify, prune, restore.", no_args_is_help=True,
                   rich_markup_mode=None)
 
-ArchiveOpt = Annotated[Optional[Path], typer.Option("--archive", help="Archive folder (default: "
-                                                    "$XDG_DATA_HOME/replay-site/archive).", metavar="DIR")]
+ArchiveOpt = Annotated[Optional[str], typer.Option("--archive", help="Archive folder or s3://BUCKET/PREFIX (default: "
+                                                   "$XDG_DATA_HOME/replay-site/archive).", metavar="DIR|URL")]
 MatchOpt = Annotated[str, typer.Option("--session", help="Only the logs whose path holds this text "
                                        "(a session id, a project folder).", metavar="TEXT")]
 
 
-def _archive(folder: Path | None) -> Archive:
-    where = folder or default_folder()
-    if not where.is_dir():
-        error(f"no archive at {where}")
+def _archive(where: str | None) -> Archive:
+    if "://" not in (where or "") and not (folder := Path(where).expanduser() if where else default_folder()).is_dir():
+        error(f"no archive at {folder}")
         raise typer.Exit(1)
     try:
-        return Archive(where)
+        return open_archive(where)
     except ArchiveError as exc:
         error(str(exc))
         raise typer.Exit(1) from None

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from replay_site.figures.summary import SessionSummary
-from replay_site.model import RECORD_FATES, Problem, RecordCounts, Session, count_record, no_records
+from replay_site.model import RECORD_FATES, Hint, Problem, RecordCounts, Session, count_record, no_records
 
 
 @dataclass
@@ -17,10 +17,12 @@ class Inputs:
     files_skipped: list[dict[str, str]] = field(default_factory=list)  # [{path, reason}]
     records: RecordCounts = field(default_factory=no_records)
     from_archive: int = 0  # sessions whose log is gone from disk, read from the archive (archive/)
+    prompts_only: int = 0  # sessions deleted before they were archived, shown from the agent's prompt history
+    hints: list[str] = field(default_factory=list)  # what to change in the agents' settings, said once on the index (model.Hint)
 
     def to_json(self) -> dict:
         return {"files_read": self.files_read, "files_skipped": self.files_skipped, "records": self.records,
-                "sessions_from_archive": self.from_archive}
+                "sessions_from_archive": self.from_archive, "sessions_prompts_only": self.prompts_only}
 
 
 def total_records(each: Iterable[RecordCounts]) -> RecordCounts:
@@ -47,6 +49,8 @@ def unknown_by_version(sessions: Iterable[Session]) -> dict[tuple[str, str], dic
 
 
 def account(files_read: int, problems: Iterable[Problem], summaries: list[SessionSummary]) -> Inputs:
+    problems = list(problems)
     skipped = sorted({(p.path, p.message) for p in problems if p.kind == "skipped_file"})
     return Inputs(files_read, [{"path": path, "reason": reason} for path, reason in skipped],
-                  total_records(s.records for s in summaries), sum(1 for s in summaries if s.kept_since))
+                  total_records(s.records for s in summaries), sum(1 for s in summaries if s.kept_since),
+                  sum(1 for s in summaries if s.prompts_only), sorted({p.message for p in problems if isinstance(p, Hint)}))

@@ -101,6 +101,9 @@ class SessionSummary:
     unreviewed: int = 0  # strings redaction found that the decisions file does not name (--strict; not published)
     # The log is gone from disk; this session was read from the archive, which keeps it since this date (archive/).
     kept_since: str | None = None
+    # The log was deleted before the archive kept it: the session is its prompts alone, from
+    # the agent's history (readers/claude/history.py).
+    prompts_only: bool = False
 
     def to_json(self) -> dict:
         document = orjson.loads(orjson.dumps(self))  # as asdict() would, at a tenth of its cost
@@ -344,4 +347,5 @@ def summarize(session: Session, agent: str, page: str, family: str, touched: Led
         pull_requests=[{"number": pr.number, "url": pr.url, "repository": pr.repository} for pr in session.pull_requests],
         records={fate: dict(sorted(kinds.items())) for fate, kinds in session.records.items()},
         kept_since=session.kept_since,
+        prompts_only=session.prompts_only,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from replay_site.figures.inputs import Inputs
 from replay_site.figures.summary import SessionSummary
 from replay_site.measures import measured
 from replay_site.model import RECORD_FATES, Cost, CostTotal, RecordCounts, Usage
@@ -165,12 +166,15 @@ def records_line(records: RecordCounts) -> str:
     return text
 
 
-def inputs_line(files_read: int, files_skipped: int, records: RecordCounts, from_archive: int = 0) -> str:
-    """The index's one line: "N log files, M records: …", the files skipped, if any, and the
-    sessions whose log is gone from disk, read from the archive."""
-    text = f"{counted(files_read, 'log file')}, {records_line(records)}"
-    text += f"; {counted(files_skipped, 'file')} skipped" if files_skipped else ""
-    return text + (f"; {counted(from_archive, 'session')} from the archive (log removed from disk)" if from_archive else "")
+def inputs_line(inputs: Inputs) -> str:
+    """The index's one line: "N log files, M records: …", the files skipped, if any, the
+    sessions whose log is gone from disk, read from the archive, and those deleted before
+    the archive kept them, of which only the prompts are left."""
+    text = f"{counted(inputs.files_read, 'log file')}, {records_line(inputs.records)}"
+    text += f"; {counted(len(inputs.files_skipped), 'file')} skipped" if inputs.files_skipped else ""
+    text += f"; {counted(inputs.from_archive, 'session')} from the archive (log removed from disk)" if inputs.from_archive else ""
+    return text + (f"; {counted(inputs.prompts_only, 'session')} of prompts only (log deleted before it was archived)"
+                   if inputs.prompts_only else "")
 
 
 # How a session ended (summary.OUTCOMES): a mark and a word, so it never rests on colour.

@@ -116,8 +116,7 @@ class Renderer:
         pages = paging.index_page_count(len(summaries))
         projects, more_projects = views_index.index_projects(figures.by_project)
         has_project = any(summary.project for summary in summaries)
-        inputs_line = formatting.inputs_line(inputs.files_read, len(inputs.files_skipped), inputs.records,
-                                                 inputs.from_archive) if inputs else None
+        inputs_line = formatting.inputs_line(inputs) if inputs else None  # issue 29: the Inputs whole (prompts-only sessions)
         for page in range(1, pages + 1):
             shown = summaries[(page - 1) * paging.INDEX_ROWS:page * paging.INDEX_ROWS]
             yield paging.index_path(page), template.render(
@@ -134,6 +133,7 @@ class Renderer:
                 rows_label=views_index.index_rows_label(page, len(summaries)),
                 totals=figures,
                 inputs=inputs_line,
+                hints=inputs.hints if inputs else [],  # issue 29: what to raise in the agents' settings (model.Hint)
                 day_charts=day_charts if page == 1 else [],
                 comparisons=comparisons,
             )

@@ -79,6 +79,7 @@ class Header:
     pull_requests: list[LinkView] = field(default_factory=list)  # href "" when the URL is not a safe link
     kept_since: str | None = None  # the log is gone from disk: read from the archive, which keeps it since then
     atif: str | None = None  # the site path of the session's ATIF trajectory, when the build writes one (--atif)
+    prompts_only: bool = False  # the log was deleted before it was archived: its prompts alone, from the agent's history
 
 
 def part_note(steps: range, total: int) -> str:
@@ -149,6 +150,7 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         priced=cost.priced_steps > 0,
         pull_requests=[_pull_request(pr) for pr in session.pull_requests],
         kept_since=session.kept_since,
+        prompts_only=session.prompts_only,
         description=f"{agent} session, {summary.steps:,} steps, {formatting.counted(summary.errors, 'error')}, "
                     f"started {formatting.when(session.started_at, session.local_time)}",
     )

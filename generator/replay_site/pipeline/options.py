@@ -64,7 +64,7 @@ BUILD = (
     Option("atif", ("--atif",), False, "Also write each session as an ATIF trajectory (sessions/<page>.atif.json), "
            "linked from its page and redacted as the page is.", kind="flag"),  # issue 31
     # issue 29: the archive of every log read (archive/)
-    Option("archive", ("--archive",), None, "Folder of the archive of every log read (default: "
+    Option("archive", ("--archive",), None, "Folder (or s3://BUCKET/PREFIX) of the archive of every log read (default: "  # issue 29: s3://
            "$XDG_DATA_HOME/replay-site/archive); a session whose log is gone is rendered from it.", fast=False),
     Option("no_archive", ("--no-archive",), False, "Neither keep the logs read in the archive nor render sessions from it.",
            kind="flag", fast=False),

@@ -71,6 +71,9 @@ class SessionSource:
     # A log gone from disk, read from the archive's copy (archive/): the date the archive
     # first kept it, which its pages show. Readers never look at it.
     kept_since: str | None = None
+    # A session whose log is gone, of which only the prompts an agent's history lists are
+    # left (readers/claude/history.py): its reader reads them, not a log.
+    prompts_only: bool = False
 
     @cached_property
     def rel(self) -> str:

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replay_site.model import Session, Step, no_records
+from replay_site.model import Problem, Session, Step, no_records
 from replay_site.readers import FileReader, SessionSource, SessionStream
+from replay_site.readers.claude.history import read_prompts, rescue
 from replay_site.readers.claude.shape import Shape, shape_of
 from replay_site.readers.claude.meta import META_KINDS
 from replay_site.readers.claude.modes import SETTING_KINDS
@@ -64,6 +65,11 @@ class ClaudeReader(FileReader):
         """(file, hint) about this machine's settings, for a build reading `roots`: once a build."""
         return cleanup_hints(roots, self.default_dirs())
 
+    def rescued(self, roots: list[Path], known: set[str], folder: Path, problems: list[Problem]) -> list[SessionSource]:
+        """The sessions history.jsonl lists whose log is gone and was never archived (`known`:
+        the names of the logs on disk and archived), as sources of their prompts, written below `folder`."""
+        return rescue(roots, self.default_dirs(), known, folder, problems)
+
     def group(self, found: dict[Path, Sniffed], root: Path) -> Iterator[SessionSource]:
         if not root.is_dir():
             sniffed = found.get(root)
@@ -102,6 +108,8 @@ class ClaudeReader(FileReader):
                 yield SessionSource(self.name, path, root)
 
     def read_sessions(self, source: SessionSource) -> list[Session]:
+        if source.prompts_only:
+            return [read_prompts(source)]
         label, problems, counted = source.label(source.path), [], no_records()  # an inline sidechain's lines are counted with the main session's
         main_shape, inline = split_sidechains(_shape(source.path, iter_objects(source.path, problems, label, counted, LINE_KINDS)))
         stored = StoredOutputs(source.path)
@@ -134,7 +142,7 @@ class ClaudeReader(FileReader):
     def stream(self, source: SessionSource) -> SessionStream | None:
         """The session of a source without subagents, its steps given out as they are read
         (None for a source with subagents: `read` it whole)."""
-        if source.related:
+        if source.related or source.prompts_only:
             return None
         label, problems, counted = source.label(source.path), [], no_records()
         main_shape, inline = split_sidechains(_shape(source.path, iter_objects(source.path, problems, label, counted, LINE_KINDS)))

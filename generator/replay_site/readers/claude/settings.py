@@ -26,6 +26,15 @@ def cleanup_hints(roots: list[Path], projects_folders: list[Path]) -> list[tuple
             days = int(found) if found is not None and found == found and abs(found) < 1e9 else DEFAULT_CLEANUP_DAYS
         if days <= DEFAULT_CLEANUP_DAYS:
             hints.append((str(settings), f"Claude Code deletes transcripts after {days} days without activity; raise "
-                          f'"cleanupPeriodDays" in this file (e.g. to 3650) to keep them on disk (the archive keeps what '
-                          "replay-site has read either way)"))
+                          f'"cleanupPeriodDays" in {_shown(settings)} (e.g. to 3650) to keep them on disk (the archive '
+                          "keeps what replay-site has read either way)"))
     return hints
+
+
+def _shown(settings: Path) -> str:
+    """The settings file as the index names it: below the home folder as ~/…, so a published
+    site does not show the user's home."""
+    try:
+        return "~/" + settings.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(settings)
