@@ -37,6 +37,7 @@ from replay_site.redact.detect import (
     scanner_version,
 )
 from replay_site.redact.rules import SECRET_KEY, names_a_secret
+from replay_site.redact.views import base64_decoded
 from replay_site.redact.views import views as _views
 
 __all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
@@ -76,11 +77,13 @@ class Redactor:
         self.found: set[str] = set()  # every secret replaced
 
     def secrets(self, text: str) -> dict[str, str]:
-        """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
+        """Each secret in `text` (as shown, in JSON it holds, URL-decoded, in base64 it holds: then
+        the base64 run) -> its kind."""
         found: dict[str, str] = {}
+        encoded = base64_decoded(ansi.plain(text))  # a view decoded from base64 -> the run it was
         for view in self.views.get(text) or _views(text):
             for hit in self.detector.find(view):
-                found.setdefault(view[hit.start:hit.end], hit.kind)
+                found.setdefault(encoded.get(view, view[hit.start:hit.end]), hit.kind)
         return found
 
     def text(self, text: str) -> str:
