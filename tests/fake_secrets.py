@@ -60,11 +60,11 @@ def _discord() -> str:
     return f"{base64.b64encode(user_id).decode().rstrip('=')}.{_pick(URLSAFE, 6)}.{_pick(URLSAFE, 38)}"
 
 
-def _jwt() -> str:
+def _jwt(claims: bytes = b"") -> str:
     def part(data: bytes) -> str:
         return base64.urlsafe_b64encode(data).decode().rstrip("=")
-    return ".".join([part(b'{"alg":"RS256","typ":"JWT"}'), part(b'{"sub":"' + _pick(DIGITS, 12).encode() + b'"}'),
-                     part(bytes(_random.randrange(256) for _ in range(64)))])
+    claims = claims or b'{"sub":"' + _pick(DIGITS, 12).encode() + b'"}'
+    return ".".join([part(b'{"alg":"RS256","typ":"JWT"}'), part(claims), part(bytes(_random.randrange(256) for _ in range(64)))])
 
 
 FAKES: list[Fake] = [
@@ -234,6 +234,60 @@ FAKES: list[Fake] = [
     Fake("shell", "token", _pick(ALNUM, 30), "shell profiles: export db_token='…'", context="shell-token"),
     Fake("netrc", "password", _pick(ALNUM, 22), "gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html: machine … login … password …",
          context="netrc"),
+    # --- more of the formats providers document, written before any rule was looked at
+    Fake("slack", "app-token", _p("xa", "pp-1-A") + _pick(UPPER + DIGITS, 10) + "-" + _pick(DIGITS, 13) + "-" + _pick(HEX, 64),
+         "api.slack.com/authentication/token-types#app: xapp- app-level tokens"),
+    Fake("slack", "workflow-webhook", _p("https://hooks.sl", "ack.com/workflows/T") + _pick(UPPER + DIGITS, 10) + "/A"
+         + _pick(UPPER + DIGITS, 10) + "/" + _pick(DIGITS, 18) + "/" + _pick(ALNUM, 24), "slack.com/help/articles/360041352714: workflow webhooks"),
+    Fake("stripe", "test-secret-key", _p("sk", "_test_") + _pick(ALNUM, 99), "docs.stripe.com/keys: test mode secret keys sk_test_"),
+    Fake("stripe", "test-restricted-key", _p("rk", "_test_") + _pick(ALNUM, 99), "docs.stripe.com/keys: rk_test_"),
+    Fake("twilio", "account-sid", _p("A", "C") + _pick(HEX, 32), "twilio.com/docs/iam/api/account: AC + 32 hex", context="TWILIO_ACCOUNT_SID"),
+    Fake("braintree", "access-token", _p("access_to", "ken$production$") + _pick(LOWER + DIGITS, 16) + "$" + _pick(HEX, 32),
+         "developer.paypal.com/braintree/docs/guides/authorization/access-token: access_token$production$<id>$<secret>"),
+    Fake("paypal", "client-secret", "E" + _pick(URLSAFE, 79), "developer.paypal.com/api/rest: 80-character client secret",
+         context="PAYPAL_CLIENT_SECRET"),
+    Fake("square", "oauth-secret", _p("sq0", "csp-") + _pick(URLSAFE, 43), "developer.squareup.com/docs/oauth-api/overview: application secrets sq0csp-"),
+    Fake("shopify", "custom-app-token", _p("shp", "ca_") + _pick(HEX, 32), "shopify.dev/docs/apps/auth: shpca_ custom app tokens"),
+    Fake("shopify", "private-app-token", _p("shp", "pa_") + _pick(HEX, 32), "shopify.dev/docs/apps/auth: shppa_ private app tokens"),
+    Fake("gitlab", "deploy-token", _p("gl", "dt-") + _pick(URLSAFE, 20), "docs.gitlab.com/ee/security/tokens: deploy tokens gldt-"),
+    Fake("gitlab", "runner-registration", _p("GR13", "48941") + _pick(URLSAFE, 20), "docs.gitlab.com/ee/security/tokens: GR1348941"),
+    Fake("openai", "legacy-key", _p("s", "k-") + _pick(ALNUM, 20) + _p("T3Blb", "kFJ") + _pick(ALNUM, 20),
+         "platform.openai.com/docs (before 2024): sk- + 20 + T3BlbkFJ + 20"),
+    Fake("openrouter", "api-key", _p("sk-", "or-v1-") + _pick(HEX, 64), "openrouter.ai/docs/api-reference/authentication: sk-or-v1-"),
+    Fake("okta", "api-token-bare", "00" + _pick(URLSAFE, 40), "developer.okta.com/docs/guides/create-an-api-token: 00 + 40"),
+    Fake("supabase", "service-role-jwt", _jwt(b'{"iss":"supabase","ref":"' + _pick(LOWER, 20).encode() + b'","role":"service_role"}'),
+         "supabase.com/docs/guides/api/api-keys: the service_role key is a JWT"),
+    Fake("azure", "connection-string-key", _b64(64), "learn.microsoft.com/azure/storage/common/storage-configure-connection-string",
+         context="azure-connection-string"),
+    Fake("azure", "sas-signature", _b64(32), "learn.microsoft.com/azure/storage/common/storage-sas-overview: sig= in a SAS URL",
+         context="azure-sas"),
+    Fake("docker", "config-auth", base64.b64encode(b"dev:" + (_p("dck", "r_pat_") + _pick(URLSAFE, 27)).encode()).decode(),
+         "docs.docker.com/reference/cli/docker/login: ~/.docker/config.json auths.*.auth = base64(user:token)", context="docker-config"),
+    Fake("docker", "org-access-token", _p("dck", "r_oat_") + _pick(URLSAFE, 32), "docs.docker.com/security/for-admins/access-tokens: dckr_oat_"),
+    Fake("pypi", "test-pypi-token", _p("pypi-AgENd", "GVzdC5weXBpLm9yZw") + _pick(URLSAFE, 120), "test.pypi.org/help/#apitoken: pypi- macaroons"),
+    Fake("huggingface", "org-token", _p("api", "_org_") + _pick(string.ascii_letters, 34), "huggingface.co/docs/hub/security-tokens: api_org_ (legacy)"),
+    Fake("digitalocean", "refresh-token", _p("do", "r_v1_") + _pick(HEX, 64), "docs.digitalocean.com/reference/api/oauth-api: dor_v1_"),
+    Fake("linear", "oauth-token", _p("lin", "_oauth_") + _pick(HEX, 64), "developers.linear.app/docs/oauth/authentication: lin_oauth_"),
+    Fake("doppler", "service-account-token", _p("dp.", "sa.") + _pick(ALNUM, 43), "docs.doppler.com/reference/auth-token-formats: dp.sa."),
+    Fake("hashicorp-vault", "recovery-token", _p("hv", "r.") + _pick(URLSAFE, 90), "developer.hashicorp.com/vault/docs/concepts/tokens: hvr."),
+    Fake("postman", "collection-token", _p("PM", "AT-") + _pick(UPPER + DIGITS, 26), "learning.postman.com/docs/developer/postman-api/authentication: PMAT-"),
+    Fake("google", "oauth-access-token", _p("ya", "29.") + _pick(URLSAFE, 150), "developers.google.com/identity/protocols/oauth2: access tokens ya29."),
+    Fake("google", "oauth-refresh-token", "1//0" + _pick(URLSAFE, 100), "developers.google.com/identity/protocols/oauth2: refresh tokens 1//",
+         context="GOOGLE_REFRESH_TOKEN"),
+    Fake("firebase", "fcm-server-key", "AAAA" + _pick(URLSAFE, 7) + _p(":AP", "A91b") + _pick(URLSAFE, 134),
+         "firebase.google.com/docs/cloud-messaging/auth-server: legacy server keys AAAA…:APA91b…"),
+    Fake("cloudflare", "origin-ca-key", _p("v1", ".0-") + _pick(HEX, 24) + "-" + _pick(HEX, 146),
+         "developers.cloudflare.com/fundamentals/api/get-started/ca-keys: v1.0-"),
+    Fake("netlify", "pat", _p("nf", "p_") + _pick(ALNUM, 36), "docs.netlify.com/api/get-started: personal access tokens nfp_"),
+    Fake("resend", "api-key", _p("r", "e_") + _pick(ALNUM, 8) + "_" + _pick(ALNUM, 24), "resend.com/docs/dashboard/api-keys: re_"),
+    Fake("atlassian", "legacy-api-token", _pick(ALNUM, 24), "support.atlassian.com: 24-character API tokens", context="JIRA_API_TOKEN"),
+    Fake("aws", "session-token", "IQoJb3JpZ2luX2Vj" + _pick(ALNUM + "/+", 300), "docs.aws.amazon.com/STS: aws_session_token",
+         context="AWS_SESSION_TOKEN"),
+    Fake("wireguard", "private-key", _b64(32), "wireguard.com/quickstart: PrivateKey = <base64 of 32 bytes>", context="wireguard"),
+    Fake("openssh", "encrypted-pkcs8", _pem(_p("ENCRYPTED PRI", "VATE KEY")), "RFC 5958: encrypted PKCS#8 PEM"),
+    Fake("dsa", "private-key", _pem(_p("DSA PRI", "VATE KEY")), "openssl dsa: DSA private key PEM"),
+    Fake("amqp", "url-password", _pick(ALNUM, 24), "rabbitmq.com/docs/uri-spec: amqp://user:password@host/vhost", context="amqp-url"),
+    Fake("git", "credential-url", _pick(ALNUM, 20), "git-scm.com/docs/git-credential-store: https://user:pass@host", context="git-credentials"),
 ]
 
 PROVIDERS = sorted({fake.provider for fake in FAKES})

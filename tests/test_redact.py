@@ -36,7 +36,7 @@ def test_every_text_field_is_redacted_and_counted_per_kind():
     assert session.redactions == {"aws-access-key-id": 2, "github-pat": 5, "gitlab-pat": 3, "generic-credential-uri": 1}
     assert child.redactions == {"gitlab-pat": 1}
     assert total == sum(session.redactions.values()) + 1
-    assert "[REDACTED:github-pat]" in step.text and "[REDACTED:aws-access-key-id]" in session.title
+    assert "[REDACTED:github-pat·32-63chars]" in step.text and "[REDACTED:aws-access-key-id·16-31chars]" in session.title
     assert call.id == "call-1" and session.id == "s"  # identities that link pages are left alone
 
 
@@ -46,8 +46,8 @@ def test_secrets_split_by_colour_codes_or_escaped_in_json_strings_are_found():
     step = Step("user", text=split, tool_calls=[ToolCall("t", output=escaped)])
     session = Session("s", "test", steps=[step])
     redact_session(session)
-    assert GITHUB not in step.text and "done" in step.text and "[REDACTED:github-pat]" in step.text
-    assert GITLAB not in step.tool_calls[0].output and "[REDACTED:gitlab-pat]" in step.tool_calls[0].output
+    assert GITHUB not in step.text and "done" in step.text and "[REDACTED:github-pat·32-63chars]" in step.text
+    assert GITLAB not in step.tool_calls[0].output and "[REDACTED:gitlab-pat·16-31chars]" in step.tool_calls[0].output
 
 
 def test_ordinary_hashes_ids_and_placeholders_are_left_readable():
@@ -83,7 +83,7 @@ def test_code_that_names_a_secret_is_not_a_secret():
 def test_user_patterns_add_rules():
     session = Session("s", "test", steps=[Step("user", text="ticket ACME-INTERNAL-4242 and ACME-INTERNAL-7")])
     redact_session(session, (r"ACME-INTERNAL-\d{4}",))
-    assert session.steps[0].text == "ticket [REDACTED:custom] and ACME-INTERNAL-7"
+    assert session.steps[0].text == "ticket [REDACTED:custom·16-31chars] and ACME-INTERNAL-7"
     assert session.redactions == {"custom": 1}
 
 
@@ -114,7 +114,7 @@ def test_a_default_build_shows_no_secret_anywhere_and_no_redact_leaves_them(tmp_
     site.build([source], redacted, site.BuildOptions())
     everything = lambda folder: "".join(p.read_text() for p in folder.rglob("*") if p.is_file())  # noqa: E731
     assert not any(secret in everything(redacted) for secret in secrets)
-    assert "[REDACTED:jwt]" in everything(redacted)
+    assert "[REDACTED:jwt·128-255chars]" in everything(redacted)
     result = runner.invoke(app, ["build", str(source), "--no-redact", "-o", str(tmp_path / "plain"), "-q"])
     assert result.exit_code == 0, result.output
     assert all(secret in everything(tmp_path / "plain") for secret in secrets)  # the option is what shows them
@@ -130,9 +130,9 @@ def test_export_compare_and_show_redact_by_default(tmp_path):
     assert GITHUB not in (tmp_path / "r.html").read_text()
     result = runner.invoke(app, ["compare", str(source), str(source), "-o", str(tmp_path / "c.html")])
     assert result.exit_code == 0, result.output
-    assert GITHUB not in (tmp_path / "c.html").read_text() and "[REDACTED:github-pat]" in (tmp_path / "c.html").read_text()
+    assert GITHUB not in (tmp_path / "c.html").read_text() and "[REDACTED:github-pat·32-63chars]" in (tmp_path / "c.html").read_text()
     result = runner.invoke(app, ["show", str(source)])
-    assert result.exit_code == 0 and GITHUB not in result.stdout and "[REDACTED:github-pat]" in result.stdout
+    assert result.exit_code == 0 and GITHUB not in result.stdout and "[REDACTED:github-pat·32-63chars]" in result.stdout
     result = runner.invoke(app, ["show", str(source), "--no-redact"])
     assert GITHUB in result.stdout and "likely secrets are left" in result.stderr
 
@@ -192,7 +192,7 @@ def test_a_token_in_a_terminal_link_target_is_redacted_before_the_link_is_made()
     redact_session(session)
     (link,) = [span for span in ansi.spans(session.steps[0].tool_calls[0].output) if span.href]
     assert GITHUB not in session.steps[0].tool_calls[0].output
-    assert link.text == "open the report" and link.href.endswith("x=[REDACTED:github-pat]")
+    assert link.text == "open the report" and link.href.endswith("x=[REDACTED:github-pat·32-63chars]")
 
 
 def test_an_id_holding_a_secret_becomes_a_hash_that_still_links_parent_and_child():
@@ -202,7 +202,7 @@ def test_an_id_holding_a_secret_becomes_a_hash_that_still_links_parent_and_child
     redact_session(session)
     assert re.fullmatch(r"redacted-[0-9a-f]{16}", session.id) and re.fullmatch(r"redacted-[0-9a-f]{16}", child.id)
     assert child.parent_id == session.id and step.child_session_ids == [child.id] == [step.tool_calls[0].child_session_id]
-    assert session.source == "logs/[REDACTED:github-pat].jsonl" and child.source == "logs/[REDACTED:gitlab-pat]/agent.jsonl"
+    assert session.source == "logs/[REDACTED:github-pat·32-63chars].jsonl" and child.source == "logs/[REDACTED:gitlab-pat·16-31chars]/agent.jsonl"
 
 
 def test_a_long_session_redacted_a_few_steps_at_a_time_is_redacted_as_a_whole(monkeypatch):
@@ -224,7 +224,7 @@ def test_a_long_session_redacted_a_few_steps_at_a_time_is_redacted_as_a_whole(mo
     monkeypatch.setattr(redact, "STEPS_AT_ONCE", 1)
     parts = session()
     redact_session(parts)
-    marker = "[REDACTED:assignment-secret]"
+    marker = "[REDACTED:assignment-secret·16-31chars]"
     assert parts.steps[0].text == parts.steps[3].text == parts.title == marker
     assert parts.redactions == {"assignment-secret": 5}  # title, steps 1 and 4, the env value, the nested one
     assert repr(parts) == repr(whole)
@@ -250,7 +250,7 @@ def test_a_session_redacted_part_by_part_as_it_is_read_is_redacted_as_a_whole_or
     parts.steps(head.steps[:1])
     parts.steps(head.steps[1:])
     parts.session(head)
-    assert head.steps[1].text == head.title == "[REDACTED:assignment-secret]"
+    assert head.steps[1].text == head.title == "[REDACTED:assignment-secret·16-31chars]"
     assert head.redactions == whole.redactions == {"assignment-secret": 3}
     assert repr(head) == repr(whole)
 

@@ -10,6 +10,7 @@ counts as a false positive when no output file shows it.
 """
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -27,7 +28,10 @@ RED, RESET = "\x1b[31m", "\x1b[0m"
 # Fields a fake with a shape of its own is rotated through.
 FIELDS = ("prose", "thinking", "argument", "argument-json", "output", "output-json", "diff", "title", "path",
           "osc8", "osc-title", "ansi-split", "html", "url-encoded", "json-escaped", "split-lines", "glued",
-          "gptme-prose", "gptme-output", "codex-argument", "codex-output")
+          "gptme-prose", "gptme-output", "codex-argument", "codex-output", "yaml", "dotenv", "shell-history",
+          "terminal-wrap", "base64", "file-name")
+# Fields whose text holds the fake base64-encoded: what must not reach the site is that encoding.
+ENCODED = {"base64"}
 # Names: one fake each, fixed so the test can say where it is.
 NAMED = {("github", "classic-pat"): "claude-session-id", ("huggingface", "user-token"): "gptme-folder",
          ("stripe", "restricted-key"): "codex-file-name"}
@@ -50,6 +54,15 @@ def _context_text(fake: Fake) -> tuple[str, str]:
         "python-password": ("thinking", f"settings.py has\n    password = '{value}'\nso the login works."),
         "shell-token": ("argument", f"export db_token='{value}' && ./sync.sh"),
         "netrc": ("output", f"machine api.heroku.com\n  login dev@acme.dev\n  password {value}\n"),
+        "azure-connection-string": ("prose", "The connection string is `DefaultEndpointsProtocol=https;AccountName=acmeprod;"
+                                             f"AccountKey={value};EndpointSuffix=core.windows.net`."),
+        "azure-sas": ("argument", "curl -T build.zip 'https://acme.blob.core.windows.net/drop/build.zip?sv=2022-11-02&ss=b"
+                                  f"&srt=co&sp=rwdlac&se=2026-12-31T00:00:00Z&sig={quote(value, safe='')}'"),
+        "docker-config": ("output", "$ cat ~/.docker/config.json\n"
+                                    + json.dumps({"auths": {"https://index.docker.io/v1/": {"auth": value}}}, indent=2)),
+        "wireguard": ("output", f"$ sudo cat /etc/wireguard/wg0.conf\n[Interface]\nPrivateKey = {value}\nAddress = 10.0.0.2/24\n"),
+        "amqp-url": ("output", f"CELERY_BROKER_URL=amqp://worker:{value}@mq.internal:5672/prod"),
+        "git-credentials": ("output", f"$ cat ~/.git-credentials\nhttps://dev:{value}@git.acme.dev\n"),
     }
     if name in forms:
         return forms[name]
@@ -58,6 +71,22 @@ def _context_text(fake: Fake) -> tuple[str, str]:
               ("diff", f"{name}: {value}"), ("argument-json", json.dumps({"env": {name: value}})),
               ("output", f"{name.lower()} = {value}"), ("prose", f"I set `{name}='{value}'` in the CI settings.")]
     return shapes[sum(map(ord, name)) % len(shapes)]
+
+
+def _base64(value: str) -> str:
+    return base64.b64encode(value.encode()).decode()
+
+
+def _terminal_wrapped(line: str, length: int) -> str:
+    """`line` as a terminal of some width shows it: cut into rows, the token crossing a row's end
+    a little after its half (so its first half stands in one piece in the log, for the leak check)."""
+    width = len("2026-03-02T10:00:01Z deploy[4242]: using ") + length // 2 + 3
+    return "$ tail -1 deploy.log\n" + "\n".join(line[at:at + width] for at in range(0, len(line), width))
+
+
+def hidden_form(fake: Fake, field: str) -> str:
+    """What of `fake` must not reach the site when it is placed in `field`."""
+    return _base64(fake.value) if field in ENCODED else fake.value
 
 
 def _shaped_text(field: str, value: str) -> str:
@@ -80,6 +109,13 @@ def _shaped_text(field: str, value: str) -> str:
         "json-escaped": json.dumps(json.dumps({"nested": {"token": value}})),
         "split-lines": f"key:\n{value[:half]}\n{value[half:]}\n(wrapped by the terminal)",
         "glued": f"tool mcp__{value} was called",
+        # The same token where a name tells nothing (`_ID`, a list item): only its own shape finds it.
+        "yaml": f"services:\n  worker:\n    image: acme/worker:2.1\n    command: [\"run\", \"--upstream\", \"{value}\"]\n",
+        "dotenv": f"$ cat .env\nAPP_ENV=production\nUPSTREAM_ID={value}\nLOG_LEVEL=info\n",
+        "shell-history": f"$ history | tail -3\n  501  cd ~/app\n  502  ./cli login {value}\n  503  git status",
+        "terminal-wrap": _terminal_wrapped(f"2026-03-02T10:00:01Z deploy[4242]: using {value} (ok)", len(value)),
+        "base64": f"$ kubectl get secret upstream -o yaml\ndata:\n  upstream: {_base64(value)}\nkind: Secret",
+        "file-name": f"$ ls -1 ~/.config/acme\nnotes.md\n{value}.json\nREADME",
     }
     return texts[field.split("-", 1)[1] if field.startswith(("gptme-", "codex-")) else field]
 
@@ -124,7 +160,7 @@ def _claude_log(items: list[tuple[str, str]], title: str) -> str:
             tool = {"name": "Bash", "input": {"command": text if field == "argument" else "./run.sh"}}
         add("assistant", [{"type": "tool_use", "id": call, **tool}], number)
         output = text if field in ("output", "output-json", "osc8", "osc-title", "ansi-split", "json-escaped",
-                                   "split-lines", "nonsecret-output") else "ok"
+                                   "split-lines", "nonsecret-output", *FIELDS[FIELDS.index("yaml"):]) else "ok"
         add("user", [{"type": "tool_result", "tool_use_id": call, "content": output}], number + 1)
     return log.text()
 
@@ -209,7 +245,7 @@ def site_text(folder: Path) -> str:
 
 def measure(output: str) -> tuple[list[Fake], list[str]]:
     """(fakes leaked, non-secrets hidden)."""
-    return ([fake for fake in FAKES if leaked(output, fake.value)],
+    return ([fake for fake, field, _text in placements() if leaked(output, hidden_form(fake, field))],
             [name for name, value in NON_SECRETS.items() if not any(spelling in output for spelling in spellings(value))])
 
 
@@ -234,7 +270,7 @@ def test_every_fake_is_where_the_placement_says(tmp_path):
     of the logs (split ones as their halves)."""
     logs = write_logs(tmp_path)
     raw = "\n".join(str(path) for path in logs.rglob("*")) + "".join(p.read_text() for p in logs.rglob("*.jsonl"))
-    assert [fake.kind for fake in FAKES if not leaked(raw, fake.value)] == []
+    assert [fake.kind for fake, field, _text in placements() if not leaked(raw, hidden_form(fake, field))] == []
 
 
 def test_independent_recall_and_false_positives(independent_site):

@@ -72,7 +72,7 @@ def test_keywordless_secrets_are_gone_from_every_page_file_and_name(built):
         path.read_bytes().decode("utf-8", "replace") for path in files)
     assert [secret for secret in SECRETS if secret in everything] == []
     # The file names keep their folder and extension: only the token is replaced.
-    assert "keys/[REDACTED:okta-api-token].txt" in everything and "keys/[REDACTED:okta-api-token].json" in everything
+    assert "keys/[REDACTED:okta-api-token·32-63chars].txt" in everything and "keys/[REDACTED:okta-api-token·32-63chars].json" in everything
     assert "I set TWILIO_ACCOUNT_SID to [REDACTED:" in everything
 
 

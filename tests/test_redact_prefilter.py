@@ -49,6 +49,7 @@ WRITTEN = {
     "query-secret": "curl 'https://api.x.dev/v1?api_key=q8w7e6r5t4y3&x=1'",
     "password-flag": "mysql -u root -pTr0ub4dor3x prod",
     "fly-token": "FLY_API_TOKEN: FlyV1 fm2_" + "lJPECAAAAAAAAMXKxBBQ" * 3,
+    "square-access-token": "square: " + "sq0" + "atp-" + "Zx9vQ2mK7pL4Hx7Kq2Lm9Z",
 }
 # Every spelling of a name the assignment rule takes (names_a_secret's words, any case).
 SECRET_NAMES = ["DB_PASSWORD", "dbPassword", "db_passwd", "GPG_PASSPHRASE", "aws_secret_access_key", "GITHUB_TOKEN",

@@ -59,7 +59,7 @@ def test_review_decide_and_build_strictly(tmp_path):
     built = _run(tmp_path, "build", str(logs), "-o", "site", "-f", "gptme", "--strict", "-q")
     assert built.returncode == 0, built.stderr
     text = _site_text(tmp_path / "site")
-    assert SLACK in text and GITHUB not in text and HOUSE_WORD not in text and "[REDACTED:decided]" in text
+    assert SLACK in text and GITHUB not in text and HOUSE_WORD not in text and "[REDACTED:decided·16-31chars]" in text
     assert ".replay-site-redact" not in "\n".join(str(p) for p in (tmp_path / "site").rglob("*"))
 
     # The decisions are part of the build cache's key, and of what the fast entry checks

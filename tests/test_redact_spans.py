@@ -45,7 +45,7 @@ def test_the_line_after_a_pypi_token_in_a_pypirc_is_kept():
             "Remember to rotate both.\n")
     shown, counts = _redacted(text)
     assert pypi not in shown and npm not in shown
-    marker = next(f"[REDACTED:{kind}]" for kind in counts if "pypi" in kind)
+    marker = next(f"[REDACTED:{kind}·128-255chars]" for kind in counts if "pypi" in kind)  # 131 characters
     assert shown.split("\n")[6:] == [f"password = {marker}", "repository = https://upload.pypi.org/legacy/",
                                      "Remember to rotate both.", ""]
     assert sum(counts.values()) == 2  # one token each, counted once
@@ -57,7 +57,7 @@ def test_a_token_wrapped_over_three_lines_is_gone_and_each_line_keeps_its_break(
     text = f"$ echo $TOKEN\n{token[:14]}\n{token[14:28]}\n{token[28:]}\nDone, it worked."
     shown, counts = _redacted(text)
     assert all(part not in shown for part in (token[:14], token[14:28], token[28:]))
-    assert shown == "$ echo $TOKEN\n[REDACTED:github-pat]\n\n\nDone, it worked."
+    assert shown == "$ echo $TOKEN\n[REDACTED:github-pat·32-63chars]\n\n\nDone, it worked."
     assert counts == {"github-pat": 1}
 
 
@@ -66,7 +66,7 @@ def test_colour_codes_inside_a_secret_stay_and_the_text_around_is_the_logs():
     token = _p("gh", "p_") + "".join(generator.choice(ALNUM) for _ in range(36))
     text = f"token: {token[:6]}\x1b[31m{token[6:]}\x1b[0m and the rest"
     shown, _counts = _redacted(text)
-    assert shown == "token: [REDACTED:github-pat]\x1b[31m\x1b[0m and the rest"
+    assert shown == "token: [REDACTED:github-pat·32-63chars]\x1b[31m\x1b[0m and the rest"
 
 
 def test_a_private_key_cut_short_ends_where_its_body_does():
@@ -75,14 +75,14 @@ def test_a_private_key_cut_short_ends_where_its_body_does():
     body = ["".join(generator.choice(ALNUM + "+/") for _ in range(64)) for _ in range(2)]
     armour = _p("-----BEGIN RSA PRI", "VATE KEY-----")
     shown, counts = _redacted("$ head -3 id_rsa\n" + "\n".join([armour, *body]) + "\nThat is only the start of it.")
-    assert shown == "$ head -3 id_rsa\n[REDACTED:private-key]\nThat is only the start of it."
+    assert shown == "$ head -3 id_rsa\n[REDACTED:private-key·128-255chars]\nThat is only the start of it."
     assert counts == {"private-key": 1}
 
 
 def test_a_value_keeps_the_punctuation_and_brackets_that_follow_it():
     value = "q8Zr3Lx0Vn7Tb2Wk9Ym4"
     shown, _counts = _redacted(f"Set password: {value}. See [the run](https://ci.acme.dev/r?token={value}).")
-    assert shown == "Set password: [REDACTED:assignment-secret]. See [the run](https://ci.acme.dev/r?token=[REDACTED:assignment-secret])."
+    assert shown == "Set password: [REDACTED:assignment-secret·16-31chars]. See [the run](https://ci.acme.dev/r?token=[REDACTED:assignment-secret·16-31chars])."
 
 
 # --- The property: any secret, any neighbours, every encoding the scanner decodes.

@@ -7,8 +7,9 @@ variables, facts — is checked in several views: as a terminal would show it (A
 removed, so a key split by colour codes is still found), the payloads of the escape sequences
 it holds (an OSC 8 link's target), HTML-unescaped, URL-decoded, lines a terminal wrapped joined
 again, a word glued on by `__` cut off, file extensions cut off. Each secret is replaced by
-`[REDACTED:kind]` wherever it appears in the raw string: verbatim, split by escape codes or
-line breaks, JSON-, HTML- or URL-escaped (each character or only some).
+`[REDACTED:kind·32-63chars]` (its kind and length class: `marker`) wherever it appears in the
+raw string: verbatim, split by escape codes or line breaks, JSON-, HTML- or URL-escaped (each
+character or only some).
 
 Names are redacted too: a session id holding a secret becomes `redacted-<hash>` (the same
 everywhere it links), a source path or problem holding one gets the marker.
@@ -36,6 +37,7 @@ from replay_site.redact.detect import (
     scanner_version,
 )
 from replay_site.redact.rules import SECRET_KEY, names_a_secret
+from replay_site.redact.views import base64_decoded
 from replay_site.redact.views import views as _views
 
 __all__ = ["Detector", "Hit", "NotTheSame", "PartsRedaction", "ScannerUnavailable", "count_secrets", "redact_session", "scanner_version"]
@@ -50,8 +52,12 @@ _BETWEEN = f"(?:{_BETWEEN_ONE})*"
 _LINE_BREAKS = "(?:\r?\n)*"  # what of it a text without escape sequences can hold
 
 
-def marker(kind: str) -> str:
-    return f"[REDACTED:{kind}]"
+def marker(kind: str, length: int) -> str:
+    """What stands in a secret's place: its kind and its length class, the powers of two its
+    length lies between (`32-63chars` for a 40-character token), which tells a reviewer
+    what was there without narrowing a guess at a password."""
+    low = 1 << (max(length, 1).bit_length() - 1)
+    return f"[REDACTED:{kind}·{low}-{2 * low - 1}chars]"
 
 
 def _spellings(secret: str) -> list[str]:
@@ -71,11 +77,13 @@ class Redactor:
         self.found: set[str] = set()  # every secret replaced
 
     def secrets(self, text: str) -> dict[str, str]:
-        """Each secret in `text` (as shown, in JSON it holds, URL-decoded) -> its kind."""
+        """Each secret in `text` (as shown, in JSON it holds, URL-decoded, in base64 it holds: then
+        the base64 run) -> its kind."""
         found: dict[str, str] = {}
+        encoded = base64_decoded(ansi.plain(text))  # a view decoded from base64 -> the run it was
         for view in self.views.get(text) or _views(text):
             for hit in self.detector.find(view):
-                found.setdefault(view[hit.start:hit.end], hit.kind)
+                found.setdefault(encoded.get(view, view[hit.start:hit.end]), hit.kind)
         return found
 
     def text(self, text: str) -> str:
@@ -85,12 +93,12 @@ class Redactor:
         self.found.update(found)
         result = text
         for secret, kind in sorted(found.items(), key=lambda item: len(item[0]), reverse=True):
-            replaced = 0
+            replaced, shown = 0, marker(kind, len(secret))
             for spelling in _spellings(secret):
                 replaced += result.count(spelling)
-                result = result.replace(spelling, marker(kind))
+                result = result.replace(spelling, shown)
             if any(secret in view for view in _views(result)):  # split, or escaped a character at a time
-                result, more = _loose(secret, result).subn(lambda match, kind=kind: marker(kind) + _between(match), result)
+                result, more = _loose(secret, result).subn(lambda match, shown=shown: shown + _between(match), result)
                 replaced += more
             self.counts[kind] += max(replaced, 1)
         if any(secret in ansi.plain(result) for secret in found):
@@ -102,7 +110,7 @@ class Redactor:
     def _redact_shown(self, shown: str) -> str:
         hits = self.detector.find(shown)
         for hit in reversed(hits):
-            shown = shown[:hit.start] + marker(hit.kind) + shown[hit.end:]
+            shown = shown[:hit.start] + marker(hit.kind, hit.end - hit.start) + shown[hit.end:]
         return shown
 
 

@@ -161,11 +161,21 @@ PROVIDER_RULES: list[tuple[str, str, str]] = [
     ("adafruit-io-key", "aio_", r"aio_[A-Za-z0-9]{28}"),
     ("fly-token", "FlyV1 ", r"FlyV1 fm\d_[A-Za-z0-9_+/=,-]{40,}"),
     # Found by the catalogue too; written here so that no format of the issue's list depends on it alone.
-    ("pypi-token", "pypi-AgEI", r"pypi-AgEI[A-Za-z0-9_-]{50,}"),
+    # A macaroon whose first bytes say where it is used: `AgEI` pypi.org, `AgEN` test.pypi.org.
+    ("pypi-token", "pypi-AgE", r"pypi-AgE[IN][A-Za-z0-9_-]{50,}"),
     ("slack-token", "xox", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
     ("langsmith-key", "lsv2_", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"),
     ("stripe-secret-key", "k_live_", r"[sr]k_live_[A-Za-z0-9]{24,}"),
-    # developer.okta.com: API tokens are 42 characters starting `00` (checked for mixed classes, CHECKS).
+    ("stripe-test-secret-key", "k_test_", r"[sr]k_test_[A-Za-z0-9]{24,}"),
+    ("square-oauth-secret", "sq0csp-", r"sq0csp-[A-Za-z0-9_-]{43}"),
+    ("square-access-token", "sq0atp-", r"sq0atp-[A-Za-z0-9_-]{22}"),
+    ("braintree-access-token", "access_token$", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
+    ("resend-api-key", "re_", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"),
+    ("netlify-token", "nfp_", r"nfp_[A-Za-z0-9]{36}"),
+    ("linear-oauth-token", "lin_oauth_", r"lin_oauth_[0-9a-f]{64}"),
+    ("google-oauth-access-token", "ya29.", r"ya29\.[A-Za-z0-9_-]{50,}"),
+    ("firebase-fcm-server-key", ":APA91b", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
+    # developer.okta.com: API tokens are 42 characters starting `00` (checked for a random mix, CHECKS).
     ("okta-api-token", "00", r"00[A-Za-z0-9_-]{40}"),
 ]
 # A pattern starting with a lookbehind is tried at every position of a text, one starting with
@@ -245,9 +255,10 @@ def _crc32_holds(token: str) -> bool:
 
 
 def _mixed(token: str) -> bool:
-    """Upper-case, lower-case and digits after the `00`: a random token, not a number or a word."""
+    """Upper- and lower-case after the `00`, in no word's order: a random token, not a number,
+    a layout id or an identifier (one in a thousand of Okta's tokens holds no digit)."""
     rest = token[2:]
-    return any(c.isupper() for c in rest) and any(c.islower() for c in rest) and any(c.isdigit() for c in rest)
+    return any(c.isupper() for c in rest) and any(c.islower() for c in rest) and not wordy(rest)
 
 
 # A rule's match is a secret only when its check holds.

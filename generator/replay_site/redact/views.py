@@ -9,6 +9,8 @@ the reversed text.
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 import re
 from urllib.parse import unquote
@@ -39,6 +41,10 @@ _EXTENSION = re.compile(r"\.[A-Za-z]{1,5}$")
 # the end of one piece and the start of the next (`KEY_FILE=` then a path of another line).
 _APART = "\n;\n"
 _JSON_START = re.compile(r"\s*[{\[]")  # \s: what str.strip() strips
+# A run of base64 (either alphabet) long enough to hold a token: a Kubernetes Secret's data,
+# `echo … | base64`. Its first character is checked against the one before it, which fails at
+# once inside a run, so each run is tried from its start alone.
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-](?<![A-Za-z0-9+/_-].)[A-Za-z0-9+/_-]{23,}={0,2}")
 
 
 def json_leaves(text: str) -> list[str]:
@@ -84,7 +90,27 @@ def views(text: str) -> list[str]:
         found.append(re.sub("_{2,}", " ", shown))
     if ("/" in shown or "." in shown) and (parts := name_parts(shown, backwards)):
         found.append(_APART.join(parts))
+    found += base64_decoded(shown)
     return found
+
+
+def base64_decoded(shown: str) -> dict[str, str]:
+    """The runs of base64 in `shown` that decode to text, by that text: a secret found in one
+    is replaced as the run that holds it (a hash or a picture decodes to bytes that are no text)."""
+    decoded = {}
+    for match in _BASE64_RUN.finditer(shown):
+        run = match.group(0)
+        urlsafe = "-" in run or "_" in run
+        if len(run.rstrip("=")) % 4 == 1 or (urlsafe and ("+" in run or "/" in run)):
+            continue
+        try:
+            text = base64.b64decode(run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 4),
+                                    altchars=b"-_" if urlsafe else None, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if len(text) >= 16 and all(c.isprintable() or c in "\n\r\t" for c in text):
+            decoded.setdefault(text, run)
+    return decoded
 
 
 def wrapped(shown: str, backwards: str) -> list[str]:
