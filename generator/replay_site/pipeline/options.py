@@ -46,7 +46,7 @@ BUILD = (
     Option("compare", ("--compare",), None, "A:B (log paths or session ids): add a page comparing them; repeatable.",
            kind="repeat", fast=False, metavar="A:B"),
     Option("redact", ("--redact/--no-redact",), True,
-           "Replace API keys, tokens, passwords and private keys in every text with [REDACTED:kind] (on by default).",
+           "Replace API keys, tokens, passwords and private keys in every text with [REDACTED:kind·N-Mchars] (on by default).",
            kind="switch"),
     Option("redact_pattern", ("--redact-pattern",), None,
            "A regular expression to redact as well (its `secret` group, else the whole match); repeatable.",
