@@ -179,19 +179,36 @@
     var terms = parseQuery(query);
     if (!terms.length) { status.textContent = ""; return; }
     status.textContent = "Searching…";
-    var shown = 0;
-    function addSession(slug, title, terms) {
-      var steps = (window.REPLAY_SHARDS || {})[slug] || [];
-      steps.forEach(function (entry) {
-        if (shown >= MAX_HITS || !matchesAll(terms, entry[3])) return;
+    var shown = 0, sessionsHit = {};
+    // The agent's own steps first, then the user's prompts, then what was injected (system
+    // prompts, CLAUDE.md, skill text: "context" steps) and events; in session and step order within each.
+    var RANK = { assistant: 0, user: 1 };
+    function addSessions(chosen) {
+      var hits = [];
+      chosen.forEach(function (session, order) {
+        var steps = (window.REPLAY_SHARDS || {})[session.slug] || [];
+        steps.forEach(function (entry, at) {
+          if (!matchesAll(terms, entry[3])) return;
+          var rank = RANK.hasOwnProperty(entry[2]) ? RANK[entry[2]] : 2;
+          hits.push({ session: session, entry: entry, key: [rank, order, at] });
+        });
+      });
+      hits.sort(function (a, b) { return a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2]; });
+      hits.forEach(function (hit) {
+        if (shown >= MAX_HITS) return;
         shown++;
-        var label = (scope === "site" ? title + " — " : "") + "step " + entry[0];
+        sessionsHit[hit.session.slug] = true;
+        var entry = hit.entry;
+        var label = (scope === "site" ? hit.session.title + " — " : "") + "step " + entry[0];
         list.appendChild(hitItem(root + entry[1], label, entry[2], terms, entry[3], query, entry[0]));
       });
     }
     function report(searched, total) {
+      var found = Object.keys(sessionsHit).length;
+      // the sessions the hits are in, then how many were searched: "in 1 session (7 searched of 7 that hold every word)"
       status.textContent = (shown >= MAX_HITS ? "First " + MAX_HITS + " matching steps" : shown + (shown === 1 ? " matching step" : " matching steps"))
-        + (scope === "site" ? " in " + searched + " of " + total + (total === 1 ? " session" : " sessions") + " that hold every word" : "") + ".";
+        + (scope === "site" ? " in " + found + (found === 1 ? " session" : " sessions") + " (" + searched + " searched of "
+           + total + (total === 1 ? " session" : " sessions") + " that hold every word)" : "") + ".";
     }
     if (scope === "session") {
       var mapElement = document.getElementById("session-map");
@@ -199,7 +216,7 @@
       if (!map.shard) { status.textContent = "This page has no search file."; return; }
       loadScript(map.shard).then(function () {
         if (run !== generation) return;
-        addSession(document.body.getAttribute("data-slug"), "", terms);
+        addSessions([{ slug: document.body.getAttribute("data-slug"), title: "" }]);
         report(1, 1);
       }, function () { status.textContent = "The search file of this session could not be loaded."; });
       return;
@@ -215,7 +232,7 @@
         }
         return Promise.all(chosen.map(function (n) { return loadScript(root + "assets/search/" + row(n)[0] + ".js"); })).then(function () {
           if (run !== generation) return;
-          chosen.forEach(function (n) { addSession(row(n)[0], row(n)[1], terms); });
+          addSessions(chosen.map(function (n) { return { slug: row(n)[0], title: row(n)[1] }; }));
           report(next, numbers.length);
           var left = numbers.length - next;
           more.hidden = left === 0 || shown >= MAX_HITS;

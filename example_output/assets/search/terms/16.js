@@ -1,1 +1,1 @@
-(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["16"]={"16":"6","16s":"6"};
+(window.REPLAY_TERMS=window.REPLAY_TERMS||{})["16"]={"16":"6,9","16s":"6"};
