@@ -154,8 +154,9 @@ def test_only_atif_is_taken_for_atif(tmp_path):
 # --- export: every format's fixtures ----------------------------------------------------------
 
 # Cursor's and Crush's stores are built from SQL by their own tests (test_crush and test_hermes
-# round-trip their databases)
-FORMATS = sorted(path.name for path in DATA.iterdir() if path.is_dir() and path.name not in ("cursor", "crush"))
+# round-trip their databases); claude-history holds no log, only Claude Code's prompt history
+# (test_history_rescue builds its prompts-only pages)
+FORMATS = sorted(path.name for path in DATA.iterdir() if path.is_dir() and path.name not in ("cursor", "crush", "claude-history"))
 
 
 def exported(tmp_path: Path, session: Session) -> Path:

@@ -121,6 +121,14 @@ class PageView:
     ledger: views_audit.LedgerView | None = None
 
 
+def _new_facts(session: Session, summary: SessionSummary, with_usage) -> list:
+    """The format's own facts, less those the header already says (a task that is the title,
+    a step count or a token total that is the header's): a header says each fact once."""
+    said = {("Task", summary.title), ("Steps", str(summary.steps)),
+            *(("Total tokens", str(usage.total)) for usage in (session.usage, with_usage) if usage is not None)}
+    return [fact for fact in session.facts if (fact.label, fact.value.replace(",", "")) not in said]
+
+
 def header(session: Session, summary: SessionSummary, standalone: bool) -> Header:
     usage, cost = session.usage, session.cost
     rolled = session.rolled_up_children()
@@ -139,7 +147,8 @@ def header(session: Session, summary: SessionSummary, standalone: bool) -> Heade
         tokens_with_children=formatting.tokens(with_usage.total) if with_usage is not None else None,
         cost=formatting.total_cost(cost),
         cost_with_children=formatting.total_cost(session.cost_with_children) if rolled else None,
-        unpriced_models=", ".join(cost.unpriced_models), facts=session.facts, status=session.status,
+        unpriced_models=", ".join(cost.unpriced_models), facts=_new_facts(session, summary, with_usage),
+        status=session.status if session.status not in (summary.outcome, formatting.outcome(summary.outcome)[1]) else None,
         outcome=(summary.outcome, *formatting.outcome(summary.outcome), ending(session)[1] if summary.outcome == "unknown" else ""),
         cwd=session.cwd, git=git, source=session.source, warnings=_warnings(session.problems),
         records=formatting.records_line(session.records)
