@@ -161,8 +161,9 @@ def test_index_day_charts_follow_dates_and_hold_no_links(data_site):
         # and codex/agents-2026; the ATIF, Gemini CLI and Qwen Code ones add 2025-08-01, 2025-11-20,
         # 2026-04-10, 2026-05-03 and 2026-06-01; Claude 2.1.230, Codex 0.148 and rlm's agent 2026-10-01
         # to 10-03 and 10-20; the new agents' fixtures 2025-06-01 to 2026-04-02; three ATIF
-        # trajectories have no times)
-        assert dates == sorted(dates) and len(dates) == 41
+        # trajectories have no times); OpenHands, Crush, Hermes, Factory Droid, Amp and Harbor's ATIF
+        # fixtures add 7 more (2025-12-06, 2026-02-05, 03-10, 03-20, 08-12, 08-14, 08-20)
+        assert dates == sorted(dates) and len(dates) == 48
         labels = [t.get_text() for t in figure.select("g.x-axis text.tick")]
         # 2023-09-14 .. 2026-12-02 is 1,176 days: a label every 365 days from the first
         assert labels == ["2023-09-14", "2024-09-13", "2025-09-13", "2026-09-13"]

@@ -78,11 +78,12 @@ def test_entries_beyond_the_budget_stay_as_text_with_their_step_number(first_pag
     # the header's error list comes before the card on the page, but is linked after it: its
     # entries on pages 3-5 and 11-18 are text, those on budgeted pages links
     entries = page.select("ul.error-list li")
-    # each names what failed: the tool and its path
-    assert [li.get_text() for li in entries][:3] == ["step 2: Read missing_0.py failed", "step 3: Read missing_1.py failed", "step 4: Read missing_2.py failed"]
+    # each names what failed: the tool and its path; the failure that mattered first (the card's:
+    # pytest's at #7, a check, outranks the reads of missing files, probes), then the rest in order
+    assert [li.get_text() for li in entries][:3] == ["step 7: pytest failed (exit 1)", "step 2: Read missing_0.py failed", "step 3: Read missing_1.py failed"]
     linked = [int(li.a["href"].rpartition("-")[2]) for li in entries if li.a]
     text = [int(li.span["data-step-link"]) for li in entries if li.span]
-    assert linked == [2, 6, 7, 19] and text == [3, 4, 5, *range(11, 19)]
+    assert linked == [7, 2, 6, 19] and text == [3, 4, 5, *range(11, 19)]
     # the ledger's commands: #7, #8, #10 and #19 linked, the other failures text
     steps = [(td.a or td.span) for td in page.select("#ledger-commands tbody td:last-child")]
     assert [(tag.name, tag.get_text()) for tag in steps][:5] == [("a", "#7"), ("a", "#8"), ("a", "#10"), ("span", "#11"), ("span", "#12")]

@@ -68,6 +68,8 @@ class LegacyBuilder:
                 self.running = metrics
             if kind in NOT_SHOWN:
                 self.session.count_record(kind, "not_shown")
+                if kind == "agent_state_changed":  # the last state the agent reached is how it ended
+                    self._ended(mapping(record.get("extras")).get("agent_state"))
                 continue
             self.session.count_record(kind)
             if "action" in record:
@@ -78,6 +80,12 @@ class LegacyBuilder:
                 self._unknown(record, kind, where)
         mark_unanswered(self.by_action.values(), self.answered)
         self._unattributed()
+
+    def _ended(self, state: Any) -> None:
+        # V0's agent states; a later running (or any other) state undoes an earlier end
+        ended = {"finished": "completed", "paused": "interrupted", "stopped": "interrupted", "error": "failed"}
+        if isinstance(state, str):
+            self.session.outcome = ended.get(state)
 
     def _step_of(self, record: dict[str, Any]) -> Step:
         """The step of the model response an agent action came in (one per response id)."""
