@@ -123,8 +123,9 @@ class PageView:
 
 def _new_facts(session: Session, summary: SessionSummary, with_usage) -> list:
     """The format's own facts, less those the header already says (a task that is the title,
-    a step count or a token total that is the header's): a header says each fact once."""
-    said = {("Task", summary.title), ("Steps", str(summary.steps)),
+    a completion its outcome says, a step count or a token total that is the header's): a
+    header says each fact once."""
+    said = {("Task", summary.title), ("Steps", str(summary.steps)), ("Completed", "yes" if summary.outcome == "completed" else None),
             *(("Total tokens", str(usage.total)) for usage in (session.usage, with_usage) if usage is not None)}
     return [fact for fact in session.facts if (fact.label, fact.value.replace(",", "")) not in said]
 

@@ -235,9 +235,8 @@ def add_run_facts(
         facts.append(Fact("Task", task))
     if environment:
         facts.append(Fact("Environment", environment))
-    if completed is False:  # a completed run's outcome says so already
-        facts.append(Fact("Completed", "no"))
     if completed is not None:
+        facts.append(Fact("Completed", "yes" if completed else "no"))
         session.status = "completed" if completed else "incomplete"
     if final_answer:
         facts.append(Fact("Final answer", final_answer))
