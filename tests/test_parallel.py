@@ -92,6 +92,32 @@ def test_a_program_running_other_threads_builds_in_its_own_process():
         thread.join()
 
 
+# In a fresh interpreter: the catalogue loading in a thread while the build plans, then the
+# workers forked once it is loaded, each finding it loaded (shared, not loaded again).
+SHARED_CATALOGUE = """
+import threading
+from replay_site import catalogue
+from replay_site.runtime import executor_for
+from replay_site.runtime.processes import ProcessExecutor
+
+def loaded(_item):
+    return catalogue._load_scanner.cache_info().currsize, [t.name for t in threading.enumerate()]
+
+catalogue.start_loading()
+assert threading.active_count() == 2
+with executor_for(2, 1 << 30, 10, prepare=catalogue.finish_loading) as executor:
+    assert isinstance(executor, ProcessExecutor), executor
+    print(sorted(set(map(str, executor.map(loaded, range(4))))))
+"""
+
+
+def test_workers_are_forked_once_the_catalogue_has_loaded_and_share_it():
+    env = {**os.environ, "PYTHONPATH": str(GENERATOR)}
+    done = subprocess.run([sys.executable, "-c", SHARED_CATALOGUE], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(["(1, ['MainThread'])"])
+
+
 def test_small_builds_stay_in_one_process():
     assert isinstance(executor_for(0, 1 << 20, 10), InlineExecutor)
     assert isinstance(executor_for(1, 1 << 30, 10), InlineExecutor)

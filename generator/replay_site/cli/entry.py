@@ -62,6 +62,10 @@ def main() -> None:
 
             app()
         else:  # a command line understood here needs no typer (nor its ~0.1 s of parsing)
+            if request.arguments["redact"] and not request.arguments["scheduler"]:
+                from replay_site import catalogue
+
+                catalogue.start_loading()  # beside the build's imports (pipeline/stages.py starts it otherwise)
             from replay_site.cli.build_command import build
 
             hand_over_request(request.key)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from replay_site import catalogue
 from replay_site.costs import pricing_source
 from replay_site.archive.recover import discover_kept
 from replay_site.discover import pick_readers
@@ -105,6 +106,9 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     """Build the site in a staging folder and publish it whole (store/writer.py): a build that
     fails or is stopped leaves the previous site as it was."""
     check_output(out, roots, options.force)
+    loads_catalogue = options.redact and not options.scheduler  # a cluster's workers load their own
+    if loads_catalogue:
+        catalogue.start_loading()  # beside the plan, on the other core (catalogue.py)
     result = BuildResult(out)
     inputs = build_inputs(roots, options)
     on_disk = _on_disk(out, roots)
@@ -115,7 +119,8 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
     stale_bytes = sum(state.size for i in plan.stale for state in file_states(plan.sources[i].files) or [])
     # The workers before the writer: one forked after it locked its staging folder would hold the lock as long as it lives.
     with tempfile.TemporaryDirectory(prefix="replay-site-spool-") as spool_folder, \
-            executor_for(options.jobs, stale_bytes, len(plan.stale), options.scheduler) as executor, \
+            executor_for(options.jobs, stale_bytes, len(plan.stale), options.scheduler,
+                         catalogue.finish_loading if loads_catalogue else None) as executor, \
             site_writer(out, roots, options.force, system.rename_exchange()) as writer:
         _read(plan, executor, spool_folder, options)
         result.summaries = site_order([summary for state in plan.per_source for summary in state.summaries])
@@ -128,6 +133,7 @@ def build(roots: list[Path], out: Path, options: BuildOptions, progress: Progres
         result.inputs = account(_files_read(plan), result.problems, result.summaries)
         _reduce(plan, rendered, writer, result, options, on_disk)
         writer.finish()  # publish
+    catalogue.finish_loading()  # a build that scanned nothing leaves no thread behind
     plan.store.save(record_site(out, inputs, len(roots), listing, writer.written, options, plan.cache,
                                 sessions=len(result.summaries), steps=result.steps, problems=result.problems))
     result.problems.extend(Problem("warning", "not written by replay-site, so left in place", path)

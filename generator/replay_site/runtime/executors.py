@@ -66,16 +66,21 @@ def executor_for(jobs: int, work_bytes: int, tasks: int, scheduler: str | None =
     """How a build runs: on the dask cluster at `scheduler`; else in `jobs` processes when
     given (1: this one), else in as many as the bytes to read pay for, never more than tasks
     or cores. `prepare` runs once before workers are forked (what they all load, so that they
-    share it rather than each loading its own). A program running other threads builds in its
-    own process: forking it could copy a lock another thread holds, and spawned workers would
-    leave multiprocessing's resource tracker running after the build."""
+    share it rather than each loading its own; it ends the threads it loads in). A program
+    running other threads builds in its own process: forking it could copy a lock another
+    thread holds, and spawned workers would leave multiprocessing's resource tracker running
+    after the build."""
     if scheduler:
         from replay_site.runtime.cluster import DaskExecutor  # dask is an extra, and slow to import
 
         return DaskExecutor(scheduler)
     processes = jobs if jobs > 0 else min(os.cpu_count() or 1, work_bytes // BYTES_PER_WORKER, tasks)
-    if processes <= 1 or not hasattr(os, "fork") or threading.active_count() > 1:
+    if processes <= 1 or not hasattr(os, "fork"):
+        return InlineExecutor()
+    if prepare is not None:
+        prepare()
+    if threading.active_count() > 1:
         return InlineExecutor()
     from replay_site.runtime.processes import ProcessExecutor
 
-    return ProcessExecutor(processes, prepare)
+    return ProcessExecutor(processes)

@@ -1,7 +1,7 @@
 """Worker processes of this machine that die with the build.
 
-Workers are forked from the build once it has loaded what they all need (`prepare`), with the
-loaded objects frozen out of the garbage collector first, so that its passes never write to
+Workers are forked from the build once it has loaded what they all need (executors.py's
+`prepare`), with the loaded objects frozen out of the garbage collector first, so that its passes never write to
 (and so copy) the pages a worker shares with the build. One pool serves every pass. (A program
 running other threads never gets here: executors.executor_for keeps its build in-process.)
 
@@ -45,15 +45,12 @@ def _die_with(build: int) -> None:
 class ProcessExecutor:
     """`processes` workers; the build process waits for their results."""
 
-    def __init__(self, processes: int, prepare: Callable[[], None] | None = None) -> None:
+    def __init__(self, processes: int) -> None:
         self.processes = processes
-        self._prepare = prepare
         self._pool: ProcessPoolExecutor | None = None
         self._froze = False
 
     def __enter__(self) -> ProcessExecutor:
-        if self._prepare is not None:
-            self._prepare()
         gc.collect()  # garbage frozen now would never be collected
         gc.freeze()
         self._froze = True
