@@ -63,17 +63,18 @@ def test_one_pool_of_workers_serves_every_pass_in_order():
         second = list(executor.map(square_and_pid, range(12)))
         placed = list(executor.map_placed(square_and_pid, range(3)))
     assert [square for square, _ in first] == [item * item for item in range(12)] == [square for square, _ in second]
-    workers = {pid for _, pid in first}
-    assert os.getpid() not in workers and len(workers) <= 2
-    assert {pid for _, pid in second} <= workers  # the same processes: no pool forked anew
+    processes = {pid for _, pid in first}
+    assert os.getpid() in processes and len(processes) == 2  # two at work: this process and one worker
+    assert {pid for _, pid in second} <= processes  # the same processes: no pool forked anew
     assert [place for _, place in placed] == [None] * 3
 
 
-def test_a_failing_task_reaches_the_caller_after_the_results_before_it_and_its_workers_end():
+@pytest.mark.parametrize("items", [40, 16], ids=["failing in a worker", "failing in this process"])
+def test_a_failing_task_reaches_the_caller_after_the_results_before_it_and_its_workers_end(items):
     handed = []
     with pytest.raises(ValueError, match="item 13"), ProcessExecutor(2) as executor:
         workers = list(executor._pool._processes)
-        for square, _ in executor.map(square_and_pid, range(40)):
+        for square, _ in executor.map(square_and_pid, range(items)):
             handed.append(square)
     assert handed == [item * item for item in range(13)]
     assert not [pid for pid in workers if running(pid)]
