@@ -179,16 +179,26 @@ class Bench:
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(self.work / "cache", ignore_errors=True)
         shutil.rmtree(self.work / "data", ignore_errors=True)  # a first build archives every log
+        os.sync()  # the removal's cost paid here, not by the next run (cleared())
         return self.build(corpus, out, *options, memory=memory)
 
     def floor(self, corpus: Path, processes: int, memory: bool = False) -> dict[str, float]:
-        out = self.work / "floor"
-        shutil.rmtree(out, ignore_errors=True)
+        out = cleared(self.work / "floor")
         code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import benchmark; " \
                f"benchmark.floor(__import__('pathlib').Path({str(corpus)!r}), __import__('pathlib').Path({str(out)!r}), {processes})"
         result = measure([sys.executable, "-c", code], self.env, memory)
         result["bytes"] = folder_bytes(out)
         return result
+
+
+def cleared(folder: Path) -> Path:
+    """`folder` removed, and the removal synced to disk before anything is timed: otherwise the
+    file system charges the freed blocks to whichever process writes next (on this ext4,
+    mounted with discard, a cold build just after the last one's site was removed took 1-2 s
+    longer), so every timed command starts from a removed output folder alike."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.sync()
+    return folder
 
 
 def _fresh(folder: Path) -> Path:
@@ -223,8 +233,7 @@ def peers(corpus: Path, work: Path) -> dict[str, dict[str, float]]:
     for name, peer_command in PEER_COMMANDS.items():
         command = lambda out: peer_command(claude, out)  # noqa: E731
         if claude.is_dir() and shutil.which(name):
-            out = work / name
-            shutil.rmtree(out, ignore_errors=True)
+            out = cleared(work / name)
             try:
                 # One run, sampled: claude-code-log keeps a cache in the corpus, so a second run
                 # would be warm; on a peer's one process the sampler mostly takes the idle core.
@@ -340,7 +349,7 @@ def run(work: Path, args: argparse.Namespace) -> None:
         for name, command in PEER_COMMANDS.items():
             if shutil.which(name):
                 peer_out = work / name
-                peer = lambda: measure(command(corpus / "claude", peer_out), dict(os.environ), memory=False)  # noqa: E731
+                peer = lambda: measure(command(corpus / "claude", cleared(peer_out)), dict(os.environ), memory=False)  # noqa: E731
                 print(ratio_row(f"cold build -j {args.jobs or 'auto'} / {name}", paired(cold_build, peer, args.pairs)))
         if 1 in args.cluster:
             with local_cluster(1, _fresh(work / "cluster-pairs"), args.generator) as running:
