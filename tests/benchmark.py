@@ -176,10 +176,7 @@ class Bench:
         return result
 
     def cold(self, corpus: Path, out: Path, *options: str, memory: bool = False) -> dict[str, float]:
-        shutil.rmtree(out, ignore_errors=True)
-        shutil.rmtree(self.work / "cache", ignore_errors=True)
-        shutil.rmtree(self.work / "data", ignore_errors=True)  # a first build archives every log
-        os.sync()  # the removal's cost paid here, not by the next run (cleared())
+        cleared(out, self.work / "cache", self.work / "data")  # data: a first build archives every log
         return self.build(corpus, out, *options, memory=memory)
 
     def floor(self, corpus: Path, processes: int, memory: bool = False) -> dict[str, float]:
@@ -191,14 +188,16 @@ class Bench:
         return result
 
 
-def cleared(folder: Path) -> Path:
-    """`folder` removed, and the removal synced to disk before anything is timed: otherwise the
+def cleared(*folders: Path) -> Path:
+    """`folders` removed, and the removal synced to disk before anything is timed: otherwise the
     file system charges the freed blocks to whichever process writes next (on this ext4,
     mounted with discard, a cold build just after the last one's site was removed took 1-2 s
-    longer), so every timed command starts from a removed output folder alike."""
-    shutil.rmtree(folder, ignore_errors=True)
+    longer), so every timed command starts from a removed output folder alike. Returns the
+    first folder (the output the command then writes)."""
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
     os.sync()
-    return folder
+    return folders[0]
 
 
 def _fresh(folder: Path) -> Path:

@@ -1,7 +1,7 @@
 """Nothing a build starts outlives it: when `replay-site build -j 3` exits, its two workers (the
-build process is the third at work) have all exited, and it started no other process (no fork server, no resource tracker, no helper). The
-build's processes are sampled from /proc while it runs; the check comes right after it
-returns, with no grace period. A build called in-process while another thread runs (this
+build process is the third at work) have all exited, and it started no other process (no fork
+server, no resource tracker, no helper). The build's processes are sampled from /proc while it
+runs; the check comes right after it returns, with no grace period. A build called in-process while another thread runs (this
 test's sampler) runs in that process alone: it starts no process at all."""
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Worker processes of this machine that die with the build.
 
 Workers are forked from the build once it has loaded what they all need (executors.py's
-`prepare`), with the loaded objects frozen out of the garbage collector first, so that its passes never write to
-(and so copy) the pages a worker shares with the build. One pool serves every pass. (A program
+`prepare`), with the loaded objects frozen out of the garbage collector first, so that its
+passes never write to (and so copy) the pages a worker shares with the build. One pool serves every pass. (A program
 running other threads never gets here: executors.executor_for keeps its build in-process.)
 
 A worker asks the kernel to kill it when the build dies (Linux's PR_SET_PDEATHSIG): a build
@@ -26,6 +26,9 @@ from replay_site.runtime.places import Place
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NAME = 15
+# Tasks given each worker ahead of the one it runs, so that none waits while the build process
+# runs a task of its own; few, so that the pass does not end on a worker's long queue.
+_QUEUED_PER_WORKER = 4
 WORKER_NAME = b"replay-worker"  # a worker's name in ps (a forked one shares the build's command line)
 
 
@@ -91,15 +94,17 @@ class ProcessExecutor:
         items = list(items)
         futures: dict[int, Future] = {}
         front, back = 0, len(items)  # items[front:back] are not started yet
+        queued = _QUEUED_PER_WORKER * (self.processes - 1)
         for index in range(len(items)):
-            while not (index in futures and (front == back or futures[index].done())):
-                while front < back and sum(not future.done() for future in futures.values()) < 4 * (self.processes - 1):
+            while front < back:
+                while front < back and sum(not future.done() for future in futures.values()) < queued:
                     futures[front] = self._pool.submit(function, items[front])
                     items[front], front = None, front + 1
-                if front < back and not (index in futures and futures[index].done()):
-                    back -= 1
-                    futures[back] = _run_here(function, items[back])
-                    items[back] = None
+                if front == back or (index in futures and futures[index].done()):
+                    break
+                back -= 1
+                futures[back] = _run_here(function, items[back])
+                items[back] = None
             yield futures.pop(index).result()  # the result goes once taken
 
     def map_placed(self, function: Callable, items: Iterable[Any]) -> Iterator[tuple[Any, Place]]:
