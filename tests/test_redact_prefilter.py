@@ -9,6 +9,8 @@ shortcut that dropped the rule, or the text, makes the test name the family.
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import random
 import re
 import string
@@ -22,7 +24,7 @@ from replay_site.model import Session, Step, ToolCall
 from replay_site.redact import redact_session
 from replay_site.redact.detect import Detector, _rule_hits, _rules_that_may_match, lowered, words_in
 from replay_site.redact.rules import CONTEXT_RULES, NAMED_RULES, NEEDS, PROVIDER_RULES, names_a_secret, wordy
-from replay_site.redact.views import name_parts, views, wrapped
+from replay_site.redact.views import base64_decoded, name_parts, views, wrapped
 
 
 def _with_checksum(prefix: str, random_part: str) -> str:
@@ -169,6 +171,45 @@ def test_wrapped_lines_and_name_parts_are_the_ones_a_scan_of_every_position_find
         backwards = text[::-1]
         assert wrapped(text, backwards) == _wrapped_as_specified(text), text
         assert name_parts(text, backwards) == _name_parts_as_specified(text), text
+
+
+_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,}={0,2}")
+
+
+def _base64_decoded_as_specified(shown: str) -> dict[str, str]:
+    """Every run of 24 base64 characters or more (and its padding) found by a regex tried at
+    every position, decoded (either alphabet, not both) to printable text of 16 characters or more."""
+    decoded = {}
+    for run in _BASE64_RUN.findall(shown):
+        body = run.rstrip("=")
+        urlsafe = "-" in run or "_" in run
+        if len(body) % 4 == 1 or (urlsafe and ("+" in run or "/" in run)):
+            continue
+        try:
+            text = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if urlsafe else None, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if len(text) >= 16 and all(c.isprintable() or c in "\n\r\t" for c in text):
+            decoded.setdefault(text, run)
+    return decoded
+
+
+def test_base64_runs_are_the_ones_a_scan_of_every_position_finds():
+    """The check that a text holds no run at all (each base64 character turned into one letter)
+    skips no run: runs of 23, 24 and 25 characters, beside padding, non-ASCII characters (one
+    byte once encoded for the check, several in UTF-8) and a lone surrogate."""
+    generator = random.Random(22)
+    encoded = [base64.b64encode(f"token={generator.random():.20f}!"[:size].encode()).decode() for size in range(14, 24)]
+    encoded += [base64.urlsafe_b64encode(b"user:Zx9vQ2mK7pL4Hx7K?>" + bytes([size])).decode() for size in range(48, 58)]
+    pieces = [" ", "=", "==", "\n", ".", "é", "\u2603", "\U0001f600", "\ud800", "a", "Z9", "+/", "-_"]
+    texts = ["".join(generator.choice(encoded)[:generator.randint(22, 40)] if generator.random() < 0.3
+                     else generator.choice(pieces) for _ in range(generator.randint(1, 12))) for _ in range(20000)]
+    found = 0
+    for text in texts:
+        expected = _base64_decoded_as_specified(text)
+        assert base64_decoded(text) == expected, text
+        found += bool(expected)
+    assert found > 1000  # the texts hold runs to find
 
 
 def test_provider_rules_match_what_their_documented_pattern_matches():
