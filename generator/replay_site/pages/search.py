@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -121,31 +119,15 @@ def _assignment(global_name: str, key: str) -> bytes:
     return b"".join([b"(window.", name, b"=window.", name, b"||{})[", orjson.dumps(key), b"]="])
 
 
-@dataclass
-class ShardPart:
-    """What a range of a session's pages, rendered on its own, adds to the session's shard:
-    its entries (joined, without the list's brackets) in the file at `path`, and their words."""
-
-    path: str
-    entries: int
-    words: set[bytes]
-
-
 class SessionShard:
     """The shard and the word list of one session, gathered a page of steps at a time (add),
     so that a long session's steps need not be in memory together: each step is kept only
-    as its encoded shard entry, in a temporary file (a 200,000-step session's took 105 MB).
-    With `part`, only a range of its pages, into the file at that path (as_part), for the
-    session's shard to `extend` with the parts in page order: the same bytes as one shard
-    given every page."""
+    as its encoded shard entry, in a temporary file (a 200,000-step session's took 105 MB)."""
 
-    def __init__(self, slug: str, part: str | None = None):
+    def __init__(self, slug: str):
         self.slug = slug
-        self.part = part
-        # open until files() gives it to the writer, or as_part() closes it
-        self.shard = open(part, "wb") if part else tempfile.TemporaryFile()  # noqa: SIM115
-        if not part:
-            self.shard.write(_assignment("REPLAY_SHARDS", slug) + b"[")
+        self.shard = tempfile.TemporaryFile()  # noqa: SIM115 - open until files() gives it to the writer
+        self.shard.write(_assignment("REPLAY_SHARDS", slug) + b"[")
         self.entries = 0
         self.words: set[bytes] = set()  # ASCII words as UTF-8; the others decoded (_add_words)
         self._seen: set[str] = set()  # tokens whose words are in `words` (SEEN_TOKENS)
@@ -187,18 +169,6 @@ class SessionShard:
             for token in others:
                 tokens.update(word.encode() for word in _WORD.findall(token.decode()))
         self.words |= tokens
-
-    def as_part(self) -> ShardPart:
-        self.shard.close()
-        return ShardPart(self.part, self.entries, self.words)
-
-    def extend(self, part: ShardPart) -> None:
-        if part.entries:
-            self.shard.write(b"," if self.entries else b"")
-            with open(part.path, "rb") as entries:
-                shutil.copyfileobj(entries, self.shard)
-            self.entries += part.entries
-        self.words |= part.words
 
     def files(self) -> dict[str, bytes | BinaryIO]:
         """The shard (its file, read from the start) and the word list, by site path."""
