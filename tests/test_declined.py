@@ -7,6 +7,7 @@ Each figure below is counted by hand from the log named beside it.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from sitetools import soup
 
 from replay_site.pipeline import stages as site
 from replay_site.load import ReadOptions, iter_sessions
+from replay_site import model
 from replay_site.model import Session, Step, ToolCall
 from replay_site.pages import views_audit
 
@@ -33,6 +35,18 @@ DATA = Path(__file__).parent / "data"
 def test_the_producers_wordings_of_a_refusal_are_declined(output):
     assert ToolCall("Bash", output=output, is_error=True).declined
     assert not ToolCall("Bash", output=output, is_error=False).declined  # a result that only quotes one is no refusal
+
+
+def test_a_refusal_is_found_whatever_its_case_as_the_regex_alone_finds_it():
+    """is_declined looks for "user" before trying the caseless regex: the shortcut skips no
+    refusal the regex finds (upper case, a long s, which the regex takes for an s)."""
+    generator = random.Random(30)
+    words = ["user", "USER", "uſer", "Uſer", "UsER", "the", "by", "denied", "rejected", "REFUSED", "doesn't", "want",
+             "to", "proceed", "ß", "K", "x"]
+    texts = [" ".join(generator.choice(words) for _ in range(generator.randint(1, 8))) for _ in range(20000)]
+    declined = [text for text in texts if ToolCall("Bash", output=text, is_error=True).declined]
+    assert declined == [text for text in texts if model.DECLINED.search(text[:model.DECLINED_HEAD])]
+    assert any("ſ" in text for text in declined) and any("USER" in text for text in declined)
 
 
 @pytest.mark.parametrize("output", [
