@@ -212,10 +212,12 @@ def timing_then_memory(runs: int) -> list[bool]:
 
 
 def median(runs: list[dict[str, float]]) -> dict[str, float]:
-    """The medians of the timed runs, with the peak PSS of the sampled one."""
+    """The medians of the timed runs, with their fastest and slowest wall time (the spread a
+    row prints) and the peak PSS of the sampled one."""
     timed = [run for run in runs if "pss" not in run]
     return {key: statistics.median(run[key] for run in timed) for key in timed[0]} | \
-        {"pss": max(run["pss"] for run in runs if "pss" in run)}
+        {"wall_min": min(run["wall"] for run in timed), "wall_max": max(run["wall"] for run in timed),
+         "pss": max(run["pss"] for run in runs if "pss" in run)}
 
 
 # The other generators, on a folder of Claude Code projects (never project dependencies).
@@ -244,7 +246,8 @@ def peers(corpus: Path, work: Path) -> dict[str, dict[str, float]]:
 
 def row(name: str, figures: dict[str, float], floor_wall: float | None = None) -> str:
     ratio = f"{figures['wall'] / floor_wall:.1f}×" if floor_wall else ""
-    return (f"| {name} | {figures['wall']:.2f} | {figures['cpu']:.2f} | {figures['pss']:.0f} | "
+    spread = f" ({figures['wall_min']:.2f}-{figures['wall_max']:.2f})" if "wall_min" in figures else ""
+    return (f"| {name} | {figures['wall']:.2f}{spread} | {figures['cpu']:.2f} | {figures['pss']:.0f} | "
             f"{figures.get('bytes', 0) / 2**20:.1f} | {ratio} |")
 
 
@@ -312,7 +315,7 @@ def run(work: Path, args: argparse.Namespace) -> None:
             victim.write_bytes(victim.read_bytes() + victim.read_bytes().splitlines(keepends=True)[-1])
         append.append(bench.build(corpus, out, memory=memory))
     floor_wall = min(median(floor1)["wall"], median(floor2)["wall"])
-    print("\n| scenario | wall s | CPU s | peak PSS MiB | output MiB | × floor |\n|---|---|---|---|---|---|")
+    print("\n| scenario | wall s, median (min-max) | CPU s | peak PSS MiB | output MiB | × floor |\n|---|---|---|---|---|---|")
     print(row("floor, 1 process", median(floor1)))
     print(row("floor, 2 processes", median(floor2)))
     print(row(f"cold build (-j {args.jobs or 'auto'})", median(cold), floor_wall))
