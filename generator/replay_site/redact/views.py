@@ -44,11 +44,13 @@ _JSON_START = re.compile(r"\s*[{\[]")  # \s: what str.strip() strips
 # A run of base64 (either alphabet) long enough to hold a token: a Kubernetes Secret's data,
 # `echo … | base64`. Its first character is checked against the one before it, which fails at
 # once inside a run, so each run is tried from its start alone.
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-](?<![A-Za-z0-9+/_-].)[A-Za-z0-9+/_-]{23,}={0,2}")
-# Most texts hold no 24 base64 characters in a row, which turning each into "a" tells at a
-# tenth of the regex's cost (encoded, a non-ASCII character is one "?", never one of them).
+_SHORTEST_RUN = 24
+_BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_-](?<![A-Za-z0-9+/_-].)[A-Za-z0-9+/_-]{{{_SHORTEST_RUN - 1},}}={{0,2}}")
+# Most texts hold no such run, which turning each base64 character into "a" tells at a tenth
+# of the regex's cost (encoded, a non-ASCII character is one "?", never one of them).
 _BASE64_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 _EACH_AS_A = bytes.maketrans(_BASE64_CHARS, b"a" * len(_BASE64_CHARS))
+_RUN_AS_AS = b"a" * _SHORTEST_RUN
 
 
 def json_leaves(text: str) -> list[str]:
@@ -102,7 +104,7 @@ def base64_decoded(shown: str) -> dict[str, str]:
     """The runs of base64 in `shown` that decode to text, by that text: a secret found in one
     is replaced as the run that holds it (a hash or a picture decodes to bytes that are no text)."""
     decoded = {}
-    if b"a" * 24 not in shown.encode("ascii", "replace").translate(_EACH_AS_A):
+    if _RUN_AS_AS not in shown.encode("ascii", "replace").translate(_EACH_AS_A):
         return decoded
     for match in _BASE64_RUN.finditer(shown):
         run = match.group(0)

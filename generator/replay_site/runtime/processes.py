@@ -2,8 +2,9 @@
 
 Workers are forked from the build once it has loaded what they all need (executors.py's
 `prepare`), with the loaded objects frozen out of the garbage collector first, so that its
-passes never write to (and so copy) the pages a worker shares with the build. One pool serves every pass. (A program
-running other threads never gets here: executors.executor_for keeps its build in-process.)
+passes never write to (and so copy) the pages a worker shares with the build. One pool serves
+every pass. (A program running other threads never gets here: executors.executor_for keeps its
+build in-process.)
 
 A worker asks the kernel to kill it when the build dies (Linux's PR_SET_PDEATHSIG): a build
 ended by SIGKILL leaves no worker behind. Ctrl-C is the build's to handle: leaving the executor
